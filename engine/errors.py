@@ -1,0 +1,124 @@
+"""The engine's error hierarchy: flat, structured, and formatted only at the edges.
+
+Every error carries a stable ``code`` (clients branch on it), a human ``message``, a
+``location`` (file/line/column for layer files, a field path such as ``metrics[1]`` for
+queries) and ``suggestions`` (the nearest valid names). The CLI and the service only format
+these; they never parse messages.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a problem is: a file position, a field path inside it, or both."""
+
+    file: str | None = None
+    line: int | None = None  # 1-based
+    column: int | None = None  # 1-based
+    field: str | None = None  # e.g. "dimensions[2].expr" or "metrics[0]"
+
+    def __str__(self) -> str:
+        if self.file is None:
+            return self.field or "<query>"
+        return f"{self.file}:{self.line or 1}:{self.column or 1}"
+
+    def to_dict(self) -> dict:
+        return {k: v for k, v in (("file", self.file), ("line", self.line), ("column", self.column), ("field", self.field)) if v is not None}
+
+
+class EngineError(Exception):
+    """Base of every error the engine raises on purpose."""
+
+    code: str = "engine_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        location: Location | None = None,
+        suggestions: Iterable[str] = (),
+    ) -> None:
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.location = location or Location()
+        self.suggestions = tuple(suggestions)
+        super().__init__(self.formatted())
+
+    def formatted(self) -> str:
+        """`where: message (did you mean ...?)`, the one line users read."""
+        text = self.message
+        if self.suggestions and "did you mean" not in text:
+            text += "; did you mean " + " or ".join(f"'{s}'" for s in self.suggestions) + "?"
+        where = str(self.location)
+        return f"{where}: {text}"
+
+    def to_dict(self) -> dict:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "location": self.location.to_dict(),
+            "suggestions": list(self.suggestions),
+        }
+
+
+class LayerError(EngineError):
+    """One problem in a semantic layer's YAML files."""
+
+    code = "invalid_layer"
+
+
+class LayerValidationError(EngineError):
+    """All the problems of one database's layer, reported at once."""
+
+    code = "layer_invalid"
+
+    def __init__(self, database: str, errors: list[LayerError]) -> None:
+        self.database = database
+        self.errors = list(errors)
+        super().__init__(f"semantic layer '{database}' has {len(self.errors)} error(s)")
+
+    def formatted(self) -> str:  # every error on its own line, as `smq validate` prints them
+        return "\n".join(e.formatted() for e in self.errors)
+
+
+class QueryError(EngineError):
+    """The SMQ is wrong: unknown element, bad filter, ambiguous path..."""
+
+    code = "invalid_query"
+
+
+class InternalError(EngineError):
+    """A bug in the engine, never the user's fault."""
+
+    code = "internal_error"
+
+
+def nearest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
+    """The closest valid names to a wrong one, best first (case-insensitive)."""
+    pool = list(dict.fromkeys(candidates))
+    by_lower: dict[str, str] = {}
+    for c in pool:
+        by_lower.setdefault(c.lower(), c)
+    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
+    if not hits:
+        # a suffix match helps with "revenue" -> "OrderItemsModel__revenue"
+        tail = name.lower().split("__")[-1]
+        hits = [k for k in by_lower if k.split("__")[-1] == tail][:n]
+    return [by_lower[h] for h in hits]
+
+
+@dataclass
+class ErrorCollector:
+    """Collects layer errors so that a whole layer is checked before reporting."""
+
+    errors: list[LayerError] = field(default_factory=list)
+
+    def add(self, message: str, location: Location, *, code: str = "invalid_layer", suggestions: Iterable[str] = ()) -> None:
+        self.errors.append(LayerError(message, code=code, location=location, suggestions=suggestions))
