@@ -56,8 +56,9 @@ class EngineError(Exception):
         text = self.message
         if self.suggestions and "did you mean" not in text:
             text += "; did you mean " + " or ".join(f"'{s}'" for s in self.suggestions) + "?"
-        where = str(self.location)
-        return f"{where}: {text}"
+        if self.location.file is None and self.location.field is None:
+            return text
+        return f"{self.location}: {text}"
 
     def to_dict(self) -> dict:
         return {

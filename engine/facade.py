@@ -1,0 +1,229 @@
+"""The engine's public face: `load_layers(models_dir)` and `Layer.compile(smq)`."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Iterator
+
+from sqlglot import exp
+
+from .access import restricted_sources
+from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
+from .layer.joins import JoinGraph
+from .layer.load import build_layer, display_path
+from .layer.model import Model, Role, SemanticLayer
+from .plan.planner import Planner
+from .smq.query import SMQ, parse_smq
+from .smq.resolve import Resolver
+from .sql.compose import compose
+from .sql.dialects import SUPPORTED_DIALECTS
+from .sql.render import Renderer
+
+DEFAULT_MODELS_DIR = "semantic_models"
+
+
+def default_models_dir() -> Path:
+    """`$SMQ_MODELS_DIR`, else ./semantic_models."""
+    return Path(os.environ.get("SMQ_MODELS_DIR") or DEFAULT_MODELS_DIR)
+
+
+class Layer:
+    """One database's semantic layer, ready to compile SMQs. Immutable; safe to share across threads."""
+
+    def __init__(self, semantic: SemanticLayer, cache_size: int = 512) -> None:
+        self.semantic = semantic
+        self.graph = JoinGraph(semantic.models, semantic.joins)
+        self._cache: OrderedDict[tuple, str] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self._sources: dict[str, dict[str, exp.Expression]] = {}
+
+    # -- facts -------------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.semantic.name
+
+    @property
+    def dialect(self) -> str:
+        return self.semantic.dialect
+
+    @property
+    def description(self) -> str:
+        return self.semantic.description
+
+    @property
+    def models(self) -> Mapping[str, Model]:
+        return self.semantic.models
+
+    @property
+    def version(self) -> str:
+        return self.semantic.version
+
+    def role(self, name: str | None) -> Role | None:
+        if name is None:
+            return None
+        role = self.semantic.roles.get(name)
+        if role is None:
+            raise QueryError(f"unknown role '{name}' for database '{self.name}'", code="unknown_role",
+                             suggestions=nearest(name, self.semantic.roles))
+        return role
+
+    # -- compile -------------------------------------------------------------------------------
+    def compile(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
+                *, pretty: bool = True, use_cache: bool = True) -> str:
+        """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query."""
+        spec = parse_smq(smq)
+        target = self._dialect(dialect)
+        key = (spec.canonical(), target, role, pretty)
+        if use_cache:
+            with self._lock:
+                hit = self._cache.get(key)
+                if hit is not None:
+                    self._cache.move_to_end(key)
+                    return hit
+        sql = self.compile_expression(spec, target, role).sql(dialect=target, pretty=pretty)
+        if use_cache:
+            with self._lock:
+                self._cache[key] = sql
+                if len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return sql
+
+    def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> exp.Query:
+        """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
+        spec = parse_smq(smq)
+        target = self._dialect(dialect)
+        role_obj = self.role(role)
+        hidden = frozenset(role_obj.hidden) if role_obj else frozenset()
+        try:
+            plan = Planner(self.semantic, self.graph, Resolver(self.semantic, hidden)).plan(spec)
+            sources = self.restricted_sources(role)
+            renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
+            return compose(plan, renderer)
+        except EngineError:
+            raise
+        except Exception as exc:  # a bug: never leak a traceback to the user as their fault
+            raise InternalError(f"the compiler failed on a valid-looking query: {type(exc).__name__}: {exc}") from exc
+
+    def restricted_sources(self, role: str | None) -> dict[str, exp.Expression]:
+        """Model name -> filtered subquery for a role's row filters (empty without filters)."""
+        if role is None:
+            return {}
+        with self._lock:
+            cached = self._sources.get(role)
+        if cached is None:
+            cached = restricted_sources(self.semantic, self.graph, self.role(role))
+            with self._lock:
+                self._sources[role] = cached
+        return cached
+
+    def _dialect(self, dialect: str | None) -> str:
+        target = (dialect or self.dialect).lower()
+        if target not in SUPPORTED_DIALECTS:
+            raise QueryError(f"unsupported dialect '{dialect}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
+                             code="unsupported_dialect", location=Location(field="dialect"),
+                             suggestions=nearest(target, SUPPORTED_DIALECTS, 1))
+        return target
+
+    # -- listings ------------------------------------------------------------------------------
+    def elements(self, models: list[str] | None = None, role: str | None = None) -> dict[str, Any]:
+        """getModelDataElements: dimensions, measures and metrics of the named models (all when empty)."""
+        role_obj = self.role(role)
+        hidden = set(role_obj.hidden) if role_obj else set()
+        names = list(models or self.models)
+        out = []
+        for i, name in enumerate(names):
+            model = self.models.get(name)
+            if model is None:
+                raise QueryError(f"unknown model '{name}'", code="unknown_model", location=Location(field=f"models[{i}]"),
+                                 suggestions=nearest(name, self.models))
+            out.append({
+                "name": model.name,
+                "description": model.description,
+                "dimensions": [
+                    {"name": d.qualified_name, "type": d.type, "description": d.description,
+                     **({"grains": ["day", "week", "month", "quarter", "year"]} if d.is_time else {})}
+                    for d in model.dimensions.values() if d.qualified_name not in hidden
+                ],
+                "measures": [
+                    {"name": m.qualified_name, "agg": m.agg, "description": m.description}
+                    for m in model.measures.values() if m.qualified_name not in hidden
+                ],
+                "metrics": [
+                    {"name": self.semantic.metrics[n].name, "type": self.semantic.metrics[n].type,
+                     "description": self.semantic.metrics[n].description}
+                    for n in model.metric_names if n not in hidden
+                ],
+            })
+        return {"models": out}
+
+    def model_list(self) -> list[dict[str, str]]:
+        """Every model with its description: the agent's starting context."""
+        return [{"name": m.name, "description": m.description} for m in self.models.values()]
+
+
+class Layers(Mapping[str, Layer]):
+    """Every database found under a models folder: the good ones, and the errors of the rest."""
+
+    def __init__(self, root: Path, layers: dict[str, Layer], errors: dict[str, LayerValidationError]) -> None:
+        self.root = root
+        self._layers = layers
+        self.errors = errors
+
+    def __getitem__(self, name: str) -> Layer:
+        try:
+            return self._layers[name]
+        except KeyError:
+            if name in self.errors:
+                raise QueryError(f"database '{name}' failed to load: {len(self.errors[name].errors)} error(s) in its layer "
+                                 f"(run `smq validate --db {name}`)", code="database_invalid") from None
+            raise QueryError(f"unknown database '{name}'", code="unknown_database",
+                             suggestions=nearest(name, list(self._layers) + list(self.errors))) from None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._layers)
+
+    def __len__(self) -> int:
+        return len(self._layers)
+
+
+def database_dirs(root: Path) -> list[Path]:
+    """Sub-folders holding a database.yml (or looking like a layer)."""
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")
+                  and ((p / "database.yml").exists() or (p / "database.yaml").exists() or (p / "models").is_dir()))
+
+
+def load_layer(directory: str | Path) -> Layer:
+    """One database folder; raises LayerValidationError with every problem of it."""
+    return Layer(build_layer(Path(directory)))
+
+
+def load_layers(models_dir: str | Path | None = None) -> Layers:
+    """Every database under `models_dir`; one broken database never stops the others."""
+    root = Path(models_dir) if models_dir is not None else default_models_dir()
+    if not root.is_dir():
+        raise LayerValidationError(str(root), [LayerError(
+            "models folder not found (set --models-dir or SMQ_MODELS_DIR)", code="missing_file",
+            location=Location(display_path(root), 1, 1))])
+    layers: dict[str, Layer] = {}
+    errors: dict[str, LayerValidationError] = {}
+    for directory in database_dirs(root):
+        try:
+            layer = load_layer(directory)
+        except LayerValidationError as err:
+            errors[err.database] = err
+            continue
+        if layer.name in layers:
+            first = layers[layer.name].semantic.directory
+            errors[layer.name + f" ({directory.name})"] = LayerValidationError(layer.name, [LayerError(
+                f"database name '{layer.name}' is already used by {display_path(first)}", code="duplicate_name",
+                location=Location(display_path(directory / "database.yml"), 1, 1))])
+            continue
+        layers[layer.name] = layer
+    return Layers(root, layers, errors)

@@ -1,0 +1,106 @@
+"""Parsing the SQL snippets a layer is made of (`expr`, `on`, `table`, filters).
+
+A plain column name is by far the most common expression; building it directly is ~50x
+faster than a full parse, which keeps a 1,000-model layer loading in well under a second.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError, TokenError
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class ExprError(ValueError):
+    """A snippet that does not parse; `column` is 1-based within the snippet."""
+
+    def __init__(self, message: str, column: int | None = None) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+@lru_cache(maxsize=64)
+def _keywords(dialect: str) -> frozenset[str]:
+    d = Dialect.get_or_raise(dialect)
+    return frozenset(k.upper() for k in d.tokenizer_class.KEYWORDS)
+
+
+def check_dialect(dialect: str) -> str | None:
+    """None if sqlglot knows the dialect, else an error message."""
+    try:
+        Dialect.get_or_raise(dialect)
+    except (ValueError, KeyError):
+        return f"unknown dialect '{dialect}'"
+    return None
+
+
+def parse_expression(text: str, dialect: str) -> exp.Expression:
+    """One scalar SQL expression; raises ExprError with a readable message."""
+    if not isinstance(text, str) or not text.strip():
+        raise ExprError("expected a SQL expression, got an empty value")
+    stripped = text.strip()
+    if _IDENT.match(stripped) and stripped.upper() not in _keywords(dialect):
+        return exp.column(stripped)
+    try:
+        node = sqlglot.parse_one(stripped, read=dialect)
+    except (ParseError, TokenError) as exc:
+        raise ExprError(_parse_message(exc), _parse_column(exc)) from None
+    if node is None:
+        raise ExprError("expected a SQL expression")
+    if isinstance(node, exp.Alias):
+        raise ExprError("an alias (AS ...) is not allowed here; write only the expression")
+    if isinstance(node, (exp.Query, exp.Command)) or not _is_scalar(node):
+        raise ExprError(f"expected one SQL expression, not a {node.key.upper()} statement")
+    return node
+
+
+def parse_query(text: str, dialect: str) -> exp.Query:
+    """A SELECT for a derived model (`sql:`)."""
+    try:
+        nodes = sqlglot.parse(text, read=dialect)
+    except (ParseError, TokenError) as exc:
+        raise ExprError(_parse_message(exc), _parse_column(exc)) from None
+    nodes = [n for n in nodes if n is not None]
+    if len(nodes) != 1 or not isinstance(nodes[0], exp.Query):
+        raise ExprError("expected exactly one SELECT query")
+    return nodes[0]
+
+
+def parse_table(text: str, dialect: str) -> exp.Table:
+    """A physical table name, possibly qualified (DB.SCHEMA.TABLE) or quoted."""
+    if not isinstance(text, str) or not text.strip():
+        raise ExprError("expected a table name")
+    try:
+        table = exp.to_table(text.strip(), dialect=dialect)
+    except (ParseError, TokenError, ValueError) as exc:
+        raise ExprError(f"not a table name: {exc}") from None
+    if not isinstance(table, exp.Table) or not table.name:
+        raise ExprError(f"not a table name: {text!r}")
+    return table
+
+
+def _is_scalar(node: exp.Expression) -> bool:
+    return not isinstance(node, (exp.Select, exp.Union, exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alias))
+
+
+def _parse_message(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if errors:
+        first = errors[0]
+        desc = first.get("description") or str(exc)
+        hl = first.get("highlight")
+        return f"does not parse: {desc}" + (f" near '{hl}'" if hl else "")
+    return f"does not parse: {str(exc).splitlines()[0]}"
+
+
+def _parse_column(exc: Exception) -> int | None:
+    errors = getattr(exc, "errors", None)
+    if errors and errors[0].get("col"):
+        return int(errors[0]["col"])
+    return None

@@ -1,0 +1,156 @@
+"""The join graph: typed edges between models, walked in either direction.
+
+Paths come from networkx (all shortest paths over a multigraph, so parallel edges such as
+two roles of the same nation table are distinct paths). A path is refused when it is not
+unique, unless preferred edges break the tie; the error lists every candidate and the
+dotted edge-key syntax that picks one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+from typing import Iterable, Mapping
+
+import networkx as nx
+
+from ..errors import QueryError
+from .model import JoinEdge, Model
+
+FLIP = {"many_to_one": "one_to_many", "one_to_many": "many_to_one", "one_to_one": "one_to_one"}
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One edge walked in one direction."""
+
+    edge: JoinEdge
+    forward: bool
+
+    @property
+    def source(self) -> str:
+        return self.edge.from_model if self.forward else self.edge.to_model
+
+    @property
+    def target(self) -> str:
+        return self.edge.to_model if self.forward else self.edge.from_model
+
+    @property
+    def relationship(self) -> str:
+        return self.edge.relationship if self.forward else FLIP[self.edge.relationship]
+
+    @property
+    def fans_out(self) -> bool:
+        return self.relationship == "one_to_many"
+
+    @property
+    def key(self) -> str:
+        return self.edge.key
+
+
+Path = tuple[Step, ...]
+
+
+def path_text(start: str, path: Path) -> str:
+    """`OrderItemsModel -[order]-> OrdersModel -[customer]-> CustomersModel`."""
+    out = start
+    for step in path:
+        out += f" -[{step.key}]-> {step.target}"
+    return out
+
+
+def path_keys(path: Path) -> str:
+    return ".".join(step.key for step in path)
+
+
+class JoinGraph:
+    """Shortest, unambiguous join paths between models; results are memoised."""
+
+    def __init__(self, models: Mapping[str, Model], edges: Iterable[JoinEdge]) -> None:
+        self.graph = nx.MultiGraph()
+        self.graph.add_nodes_from(sorted(models))
+        self.edges = tuple(edges)
+        for edge in self.edges:
+            if edge.from_model in models and edge.to_model in models and edge.from_model != edge.to_model:
+                self.graph.add_edge(edge.from_model, edge.to_model, key=edge.index, edge=edge)
+        self._cache: dict[tuple[str, str], Path] = {}
+
+    def steps_from(self, model: str) -> list[Step]:
+        """Every edge touching a model, walked away from it, in declaration order."""
+        out = [Step(e, True) for e in self.edges if e.from_model == model and e.to_model != model]
+        out += [Step(e, False) for e in self.edges if e.to_model == model and e.from_model != model]
+        return sorted(out, key=lambda s: s.edge.index)
+
+    def walk(self, start: str, keys: list[str], element: str) -> Path:
+        """Follow named edge keys from a model (role-playing references)."""
+        path: list[Step] = []
+        current = start
+        for key in keys:
+            options = [s for s in self.steps_from(current) if s.key == key]
+            if not options:
+                valid = sorted({s.key for s in self.steps_from(current)})
+                from ..errors import nearest
+
+                raise QueryError(
+                    f"'{element}': no join edge with key '{key}' from {current} (edges from {current}: {', '.join(valid) or 'none'})",
+                    code="unknown_join_key",
+                    suggestions=nearest(key, valid, 2),
+                )
+            if len(options) > 1:
+                listing = "; ".join(f"{s.source} -[{s.key}]-> {s.target}" for s in options)
+                raise QueryError(f"'{element}': edge key '{key}' is ambiguous from {current}: {listing}", code="ambiguous_join_key")
+            path.append(options[0])
+            current = options[0].target
+        return tuple(path)
+
+    def shortest_paths(self, start: str, target: str) -> list[Path]:
+        """Every shortest path (as edge steps) between two models; [] when unreachable."""
+        if start == target:
+            return [()]
+        try:
+            node_paths = list(nx.all_shortest_paths(self.graph, start, target))
+        except (nx.NetworkXNoPath, nx.NodeNotFound):
+            return []
+        paths: list[Path] = []
+        for nodes in node_paths:
+            options_per_hop = []
+            for a, b in zip(nodes, nodes[1:]):
+                hop = []
+                for data in self.graph.get_edge_data(a, b).values():
+                    edge: JoinEdge = data["edge"]
+                    hop.append(Step(edge, edge.from_model == a))
+                options_per_hop.append(sorted(hop, key=lambda s: s.edge.index))
+            paths.extend(tuple(combo) for combo in product(*options_per_hop))
+        return sorted(paths, key=lambda p: [s.edge.index for s in p])
+
+    def resolve(self, start: str, target: str, element: str) -> Path:
+        """The one path from `start` to `target`, or a QueryError listing the candidates."""
+        cached = self._cache.get((start, target))
+        if cached is not None:
+            return cached
+        paths = self.shortest_paths(start, target)
+        if not paths:
+            raise QueryError(
+                f"'{element}': {target} cannot be reached from {start} through joins.yml",
+                code="unreachable_model",
+            )
+        if len(paths) > 1:
+            best = max(sum(s.edge.preferred for s in p) for p in paths)
+            preferred = [p for p in paths if sum(s.edge.preferred for s in p) == best]
+            if best > 0 and len(preferred) == 1:
+                paths = preferred
+            else:
+                listing = "; ".join(f"{path_text(start, p)} (write {path_keys(p)}.{element})" for p in paths)
+                raise QueryError(
+                    f"'{element}' is ambiguous from {start}: {len(paths)} join paths of equal length: {listing}. "
+                    "Name the path by its edge keys, or mark one edge `preferred: true` in joins.yml",
+                    code="ambiguous_path",
+                    suggestions=[f"{path_keys(p)}.{element}" for p in paths],
+                )
+        self._cache[(start, target)] = paths[0]
+        return paths[0]
+
+    def reachable(self, start: str) -> set[str]:
+        if start not in self.graph:
+            return set()
+        return set(nx.node_connected_component(self.graph, start))

@@ -1,0 +1,627 @@
+"""Reading one database folder into a SemanticLayer, collecting every error on the way.
+
+The reader checks each file on its own (shapes, names, expressions); `validate.py` then
+checks what spans files (join endpoints, metric inputs and cycles, primary keys).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any, Callable
+
+from sqlglot import exp
+
+from ..errors import ErrorCollector, LayerError, LayerValidationError, Location, nearest
+from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
+from .model import (
+    AGGREGATIONS, GRAINS, JOIN_TYPES, METRIC_TYPES, RELATIONSHIPS, SQL_TYPE_ALIASES, Dimension, JoinEdge, Measure,
+    Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable, TimeSpine, Window,
+)
+from .yamlpos import YMap, YSeq, load_yaml, where
+
+NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
+
+DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access")
+MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics")
+DIMENSION_KEYS = ("name", "type", "description", "expr")
+MEASURE_KEYS = ("name", "agg", "expr", "description")
+METRIC_KEYS = (
+    "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
+    "time_dimension", "window", "grain_to_date",
+)
+JOIN_KEYS = ("from", "to", "key", "relationship", "type", "on", "preferred", "description")
+
+
+def display_path(path: Path) -> str:
+    """A path as users see it in messages: relative to the working directory when inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+class _Reader:
+    """Reads one database folder; every problem goes to `self.errors`."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.errors = ErrorCollector()
+        self.dialect = "duckdb"
+        self.hasher = hashlib.sha256()
+        self.files: list[str] = []
+        self.broken: set[str] = set()  # models whose file could not be read
+
+    # -- helpers -------------------------------------------------------------------------
+    def read(self, path: Path) -> tuple[Any, str]:
+        shown = display_path(path)
+        self.files.append(shown)
+        try:
+            self.hasher.update(path.read_bytes())
+        except OSError:
+            pass
+        try:
+            return load_yaml(path, shown), shown
+        except LayerError as err:
+            self.errors.errors.append(err)
+            return None, shown
+
+    def mapping(self, value: Any, file: str, field: str, parent: Any = None, key: Any = None) -> YMap | None:
+        if isinstance(value, YMap):
+            return value
+        loc = where(file, parent, key, field=field) if parent is not None else Location(file, 1, 1, field)
+        self.errors.add(f"{field or 'file'}: expected a mapping of keys to values, got {_kind(value)}", loc, code="invalid_shape")
+        return None
+
+    def known_keys(self, node: YMap, allowed: tuple[str, ...], file: str, field: str) -> None:
+        for key in node:
+            if key not in allowed:
+                self.errors.add(
+                    f"{field}: unknown key '{key}' (allowed: {', '.join(allowed)})",
+                    where(file, node, key, field=f"{field}.{key}" if field else key, at_key=True),
+                    code="unknown_key",
+                    suggestions=nearest(key, allowed, 1),
+                )
+
+    def text(self, node: YMap, key: str, file: str, field: str, *, required: bool = False, default: str = "") -> str:
+        value = node.get(key)
+        if value is None:
+            if required:
+                self.errors.add(f"{field}: missing required key '{key}'", where(file, node, field=field), code="missing_key")
+            return default
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            self.errors.add(f"{field}.{key}: expected text, got {_kind(value)}", where(file, node, key, field=f"{field}.{key}"), code="invalid_shape")
+            return default
+        return str(value)
+
+    def name(self, node: YMap, file: str, field: str, what: str) -> str | None:
+        name = self.text(node, "name", file, field, required=True)
+        if not name:
+            return None
+        if not NAME_RULE.match(name) or "__" in name:
+            self.errors.add(
+                f"{field}.name: invalid {what} name '{name}': use letters, digits and single underscores, starting with a letter (no '__')",
+                where(file, node, "name", field=f"{field}.name"),
+                code="invalid_name",
+            )
+            return None
+        return name
+
+    def expression(self, text: str, file: str, node: YMap, key: str, field: str) -> exp.Expression | None:
+        try:
+            return parse_expression(text, self.dialect)
+        except ExprError as err:
+            loc = where(file, node, key, field=field)
+            if err.column and loc.column is not None and "\n" not in text:
+                loc = Location(loc.file, loc.line, loc.column + err.column - 1, loc.field)
+            self.errors.add(f"{field}: '{text}' {err}", loc, code="invalid_expression")
+            return None
+
+    def items(self, node: YMap, key: str, file: str, field: str) -> list[tuple[int, Any, YSeq]]:
+        value = node.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, YSeq):
+            self.errors.add(f"{field}.{key}: expected a list, got {_kind(value)}", where(file, node, key, field=f"{field}.{key}"), code="invalid_shape")
+            return []
+        return [(i, item, value) for i, item in enumerate(value)]
+
+    def string_list(self, node: YMap, key: str, file: str, field: str) -> list[tuple[str, Location]]:
+        value = node.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [(value, where(file, node, key, field=f"{field}.{key}"))]
+        out: list[tuple[str, Location]] = []
+        for i, item, seq in self.items(node, key, file, field):
+            loc = where(file, seq, i, field=f"{field}.{key}[{i}]")
+            if not isinstance(item, str):
+                self.errors.add(f"{field}.{key}[{i}]: expected text, got {_kind(item)}", loc, code="invalid_shape")
+                continue
+            out.append((item, loc))
+        return out
+
+    # -- database.yml ----------------------------------------------------------------------
+    def database(self) -> dict[str, Any]:
+        path = self.directory / "database.yml"
+        if not path.exists() and (self.directory / "database.yaml").exists():
+            path = self.directory / "database.yaml"
+        if not path.exists():
+            self.errors.add("missing database.yml (name, description, dialect, connection)", Location(display_path(path), 1, 1), code="missing_file")
+            return {"name": self.directory.name}
+        raw, file = self.read(path)
+        node = self.mapping(raw, file, "")
+        if node is None:
+            return {"name": self.directory.name}
+        self.known_keys(node, DATABASE_KEYS, file, "")
+        name = self.name(node, file, "database", "database") or self.directory.name
+        dialect = self.text(node, "dialect", file, "database", required=True, default="duckdb")
+        problem = check_dialect(dialect)
+        if problem:
+            from sqlglot.dialects.dialect import Dialects
+
+            self.errors.add(
+                f"dialect: {problem}", where(file, node, "dialect", field="dialect"), code="unknown_dialect",
+                suggestions=nearest(dialect, [d.value for d in Dialects if d.value], 1),
+            )
+            dialect = "duckdb"
+        self.dialect = dialect
+        connection = node.get("connection") or {}
+        if connection and not isinstance(connection, YMap):
+            self.mapping(connection, file, "connection", node, "connection")
+            connection = {}
+        spine = None
+        if node.get("time_spine") is not None:
+            spine_node = self.mapping(node["time_spine"], file, "time_spine", node, "time_spine")
+            if spine_node is not None:
+                self.known_keys(spine_node, ("table", "column"), file, "time_spine")
+                table = self.text(spine_node, "table", file, "time_spine", required=True)
+                column = self.text(spine_node, "column", file, "time_spine", required=True)
+                if table and column:
+                    try:
+                        spine = TimeSpine(table, column, parse_table(table, dialect))
+                    except ExprError as err:
+                        self.errors.add(f"time_spine.table: {err}", where(file, spine_node, "table", field="time_spine.table"), code="invalid_expression")
+        return {
+            "name": name,
+            "description": self.text(node, "description", file, "database"),
+            "dialect": dialect,
+            "connection": _plain(connection),
+            "time_spine": spine,
+            "access": (node.get("access"), file, node),
+        }
+
+    # -- models/*.yml ----------------------------------------------------------------------
+    def model_files(self) -> list[Path]:
+        folder = self.directory / "models"
+        if not folder.is_dir():
+            self.errors.add("missing models/ folder with one YAML file per semantic model", Location(display_path(folder), 1, 1), code="missing_file")
+            return []
+        return sorted([*folder.glob("*.yml"), *folder.glob("*.yaml")])
+
+    def model(self, path: Path) -> tuple[Model | None, list[Metric]]:
+        raw, file = self.read(path)
+        node = self.mapping(raw, file, "") if raw is not None else None
+        if node is None:
+            self._remember_broken(path)
+            return None, []
+        self.known_keys(node, MODEL_KEYS, file, "")
+        name = self.name(node, file, "model", "model")
+        table_text = self.text(node, "table", file, "model")
+        sql_text = self.text(node, "sql", file, "model")
+        source: exp.Expression | None = None
+        if table_text and sql_text:
+            self.errors.add("model: give either 'table' or 'sql', not both", where(file, node, "sql", field="sql"), code="invalid_model")
+        elif table_text:
+            try:
+                source = parse_table(table_text, self.dialect)
+            except ExprError as err:
+                self.errors.add(f"table: {err}", where(file, node, "table", field="table"), code="invalid_expression")
+        elif sql_text:
+            try:
+                source = exp.Subquery(this=parse_query(sql_text, self.dialect))
+            except ExprError as err:
+                self.errors.add(f"sql: {err}", where(file, node, "sql", field="sql"), code="invalid_expression")
+        else:
+            self.errors.add("model: missing 'table' (the physical table) or 'sql' (a derived model)", where(file, node, field="table"), code="missing_key")
+        model_name = name or path.stem
+
+        pk_texts: list[str] = []
+        pk_nodes: list[exp.Expression] = []
+        pk = node.get("primary_key")
+        if pk is not None:
+            entries = [(pk, node, "primary_key", "primary_key")] if not isinstance(pk, YSeq) else [
+                (item, pk, i, f"primary_key[{i}]") for i, item in enumerate(pk)
+            ]
+            for value, parent, key, field in entries:
+                if not isinstance(value, str):
+                    self.errors.add(f"{field}: expected an expression, got {_kind(value)}", where(file, parent, key, field=field), code="invalid_shape")
+                    continue
+                parsed = self._parse_at(value, file, parent, key, field)
+                if parsed is not None:
+                    pk_texts.append(value)
+                    pk_nodes.append(parsed)
+
+        dimensions: dict[str, Dimension] = {}
+        measures: dict[str, Measure] = {}
+        seen: dict[str, Location] = {}
+        for i, item, seq in self.items(node, "dimensions", file, "model"):
+            dim = self._dimension(model_name, item, file, seq, i)
+            if dim and self._unique(dim.name, dim.location, seen, "element", model_name):
+                dimensions[dim.name] = dim
+        for i, item, seq in self.items(node, "measures", file, "model"):
+            measure = self._measure(model_name, item, file, seq, i)
+            if measure and self._unique(measure.name, measure.location, seen, "element", model_name):
+                measures[measure.name] = measure
+        metrics = [m for i, item, seq in self.items(node, "metrics", file, "model") if (m := self._metric(model_name, item, file, seq, i))]
+        if name is None or source is None:
+            return None, metrics
+        model = Model(
+            name=name,
+            description=self.text(node, "description", file, "model"),
+            table=table_text or None,
+            sql=sql_text or None,
+            source=source,
+            primary_key=tuple(pk_texts),
+            primary_key_nodes=tuple(pk_nodes),
+            dimensions=dimensions,
+            measures=measures,
+            metric_names=tuple(m.name for m in metrics),
+            file=file,
+            location=where(file, node, "name", field="name"),
+        )
+        return model, metrics
+
+    def _remember_broken(self, path: Path) -> None:
+        """A model file that did not parse: remember its name so references to it are not reported too."""
+        try:
+            found = re.search(r"^name:\s*['\"]?([A-Za-z][A-Za-z0-9_]*)", path.read_text(encoding="utf-8"), re.MULTILINE)
+        except (OSError, UnicodeDecodeError):
+            found = None
+        self.broken.add(found.group(1) if found else path.stem)
+
+    def _parse_at(self, text: str, file: str, parent: Any, key: Any, field: str) -> exp.Expression | None:
+        try:
+            return parse_expression(text, self.dialect)
+        except ExprError as err:
+            self.errors.add(f"{field}: '{text}' {err}", where(file, parent, key, field=field), code="invalid_expression")
+            return None
+
+    def _unique(self, name: str, loc: Location, seen: dict[str, Location], what: str, scope: str) -> bool:
+        if name in seen:
+            first = seen[name]
+            self.errors.add(f"duplicate {what} name '{name}' in {scope} (first defined at {first})", loc, code="duplicate_name")
+            return False
+        seen[name] = loc
+        return True
+
+    def _dimension(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Dimension | None:
+        field = f"dimensions[{i}]"
+        node = self.mapping(item, file, field, seq, i)
+        if node is None:
+            return None
+        self.known_keys(node, DIMENSION_KEYS, file, field)
+        name = self.name(node, file, field, "dimension")
+        raw_type = self.text(node, "type", file, field, required=True, default="string")
+        kind = SQL_TYPE_ALIASES.get(re.sub(r"\s*\(.*\)\s*$", "", raw_type.strip().lower()))
+        if kind is None:
+            self.errors.add(
+                f"{field}.type: unknown type '{raw_type}' (use string, number, boolean, date or timestamp)",
+                where(file, node, "type", field=f"{field}.type"), code="invalid_type",
+                suggestions=nearest(raw_type, ("string", "number", "boolean", "date", "timestamp"), 1),
+            )
+            kind = "string"
+        expr_text = self.text(node, "expr", file, field) or (name or "")
+        parsed = self.expression(expr_text, file, node, "expr" if "expr" in node else "name", f"{field}.expr") if expr_text else None
+        if name is None or parsed is None:
+            if name:
+                self.broken.add(f"{model}__{name}")
+            return None
+        return Dimension(model, name, kind, self.text(node, "description", file, field), expr_text, parsed, where(file, node, "name", field=field))
+
+    def _measure(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Measure | None:
+        field = f"measures[{i}]"
+        node = self.mapping(item, file, field, seq, i)
+        if node is None:
+            return None
+        self.known_keys(node, MEASURE_KEYS, file, field)
+        name = self.name(node, file, field, "measure")
+        agg = self.text(node, "agg", file, field, default="sum").lower()
+        if agg not in AGGREGATIONS:
+            self.errors.add(
+                f"{field}.agg: unknown aggregation '{agg}' (use {', '.join(AGGREGATIONS)})",
+                where(file, node, "agg", field=f"{field}.agg"), code="invalid_aggregation", suggestions=nearest(agg, AGGREGATIONS, 1),
+            )
+            agg = "sum"
+        expr_text = self.text(node, "expr", file, field)
+        parsed = None
+        if expr_text:
+            parsed = self.expression(expr_text, file, node, "expr", f"{field}.expr")
+            if parsed is None:
+                if name:
+                    self.broken.add(f"{model}__{name}")
+                return None
+            if parsed.find(exp.AggFunc):
+                self.errors.add(
+                    f"{field}.expr: '{expr_text}' contains an aggregate; write the row-level expression and set agg",
+                    where(file, node, "expr", field=f"{field}.expr"), code="invalid_expression",
+                )
+                return None
+        elif agg != "count":
+            self.errors.add(f"{field}: missing 'expr' (only agg: count may omit it, meaning COUNT(*))", where(file, node, field=field), code="missing_key")
+            return None
+        if name is None:
+            return None
+        return Measure(model, name, agg, self.text(node, "description", file, field), expr_text or None, parsed, where(file, node, "name", field=field))
+
+    def _metric(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Metric | None:
+        field = f"metrics[{i}]"
+        node = self.mapping(item, file, field, seq, i)
+        if node is None:
+            return None
+        self.known_keys(node, METRIC_KEYS, file, field)
+        name = self.name(node, file, field, "metric")
+        kind = self.text(node, "type", file, field, default="simple").lower()
+        if kind not in METRIC_TYPES:
+            self.errors.add(
+                f"{field}.type: unknown metric type '{kind}' (use {', '.join(METRIC_TYPES)})",
+                where(file, node, "type", field=f"{field}.type"), code="invalid_metric", suggestions=nearest(kind, METRIC_TYPES, 1),
+            )
+            return None
+        loc = where(file, node, "name", field=field)
+        need: Callable[[str], str] = lambda key: self.text(node, key, file, field, required=True)  # noqa: E731
+        fields: dict[str, Any] = {}
+        allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator"}, "derived": {"expr"},
+                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date"}}[kind]
+        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date"):
+            if key in node and key not in allowed:
+                self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
+                                where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
+        if kind == "simple":
+            fields["measure"] = need("measure")
+            filters = self.string_list(node, "filters", file, field)
+            nodes = []
+            for text, floc in filters:
+                try:
+                    nodes.append(parse_expression(text, self.dialect))
+                except ExprError as err:
+                    self.errors.add(f"{floc.field}: '{text}' {err}", floc, code="invalid_filter")
+            fields["filters"] = tuple(t for t, _ in filters)
+            fields["filter_nodes"] = tuple(nodes)
+        elif kind == "ratio":
+            fields["numerator"] = need("numerator")
+            fields["denominator"] = need("denominator")
+        elif kind == "derived":
+            text = need("expr")
+            fields["expr"] = text
+            fields["expr_node"] = self.expression(text, file, node, "expr", f"{field}.expr") if text else None
+        else:
+            fields["measure"] = need("measure")
+            fields["time_dimension"] = need("time_dimension")
+            window_text = self.text(node, "window", file, field)
+            grain = self.text(node, "grain_to_date", file, field).lower()
+            if window_text and grain:
+                self.errors.add(f"{field}: give 'window' or 'grain_to_date', not both", loc, code="invalid_metric")
+            if window_text:
+                m = WINDOW_RULE.match(window_text)
+                if not m or int(m.group(1)) < 1:
+                    self.errors.add(f"{field}.window: '{window_text}' is not a window; write e.g. '7 days' or '3 months'",
+                                    where(file, node, "window", field=f"{field}.window"), code="invalid_metric")
+                else:
+                    fields["window"] = Window(int(m.group(1)), m.group(2).lower())
+            if grain:
+                if grain not in GRAINS:
+                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(GRAINS)})",
+                                    where(file, node, "grain_to_date", field=f"{field}.grain_to_date"), code="invalid_metric",
+                                    suggestions=nearest(grain, GRAINS, 1))
+                else:
+                    fields["grain_to_date"] = grain
+        if name is None:
+            return None
+        return Metric(name=name, type=kind, description=self.text(node, "description", file, field), model=model, location=loc, **fields)
+
+    # -- joins.yml -------------------------------------------------------------------------
+    def joins(self) -> list[JoinEdge]:
+        path = self.directory / "joins.yml"
+        if not path.exists():
+            return []
+        raw, file = self.read(path)
+        if raw is None:
+            return []
+        node = self.mapping(raw, file, "")
+        if node is None:
+            return []
+        self.known_keys(node, ("joins",), file, "")
+        edges: list[JoinEdge] = []
+        for i, item, seq in self.items(node, "joins", file, ""):
+            field = f"joins[{i}]"
+            edge = self.mapping(item, file, field, seq, i)
+            if edge is None:
+                continue
+            self.known_keys(edge, JOIN_KEYS, file, field)
+            src = self.text(edge, "from", file, field, required=True)
+            dst = self.text(edge, "to", file, field, required=True)
+            key = self.text(edge, "key", file, field, required=True)
+            if key and (not NAME_RULE.match(key) or "__" in key):
+                self.errors.add(f"{field}.key: invalid edge key '{key}' (letters, digits, single underscores)",
+                                where(file, edge, "key", field=f"{field}.key"), code="invalid_name")
+            rel = self.text(edge, "relationship", file, field, required=True, default="many_to_one").lower()
+            if rel not in RELATIONSHIPS:
+                self.errors.add(f"{field}.relationship: unknown relationship '{rel}' (use {', '.join(RELATIONSHIPS)})",
+                                where(file, edge, "relationship", field=f"{field}.relationship"), code="invalid_join",
+                                suggestions=nearest(rel, RELATIONSHIPS, 1))
+            join_type = self.text(edge, "type", file, field, default="left").lower()
+            if join_type not in JOIN_TYPES:
+                self.errors.add(f"{field}.type: unknown join type '{join_type}' (use left or inner)",
+                                where(file, edge, "type", field=f"{field}.type"), code="invalid_join", suggestions=nearest(join_type, JOIN_TYPES, 1))
+            preferred = edge.get("preferred", False)
+            if not isinstance(preferred, bool):
+                self.errors.add(f"{field}.preferred: expected true or false", where(file, edge, "preferred", field=f"{field}.preferred"), code="invalid_shape")
+                preferred = False
+            on = edge.get("on")
+            left_node = right_node = None
+            left = right = ""
+            if on is None:
+                self.errors.add(f"{field}: missing required key 'on' (with 'left' and 'right' expressions)", where(file, edge, field=field), code="missing_key")
+            else:
+                on_map = self.mapping(on, file, f"{field}.on", edge, "on")
+                if on_map is not None:
+                    self.known_keys(on_map, ("left", "right"), file, f"{field}.on")
+                    left = self.text(on_map, "left", file, f"{field}.on", required=True)
+                    right = self.text(on_map, "right", file, f"{field}.on", required=True)
+                    left_node = self.expression(left, file, on_map, "left", f"{field}.on.left") if left else None
+                    right_node = self.expression(right, file, on_map, "right", f"{field}.on.right") if right else None
+            if src and dst and key and left_node is not None and right_node is not None and rel in RELATIONSHIPS:
+                edges.append(JoinEdge(len(edges), src, dst, key, rel, join_type if join_type in JOIN_TYPES else "left",
+                                      left, right, left_node, right_node, preferred, where(file, seq, i, field=field)))
+        return edges
+
+    # -- sources.yml -----------------------------------------------------------------------
+    def sources(self) -> dict[str, SourceTable]:
+        path = self.directory / "sources.yml"
+        if not path.exists():
+            return {}
+        raw, file = self.read(path)
+        node = self.mapping(raw, file, "") if raw is not None else None
+        if node is None:
+            return {}
+        self.known_keys(node, ("sources",), file, "")
+        out: dict[str, SourceTable] = {}
+        for i, item, seq in self.items(node, "sources", file, ""):
+            field = f"sources[{i}]"
+            table = self.mapping(item, file, field, seq, i)
+            if table is None:
+                continue
+            self.known_keys(table, ("table", "description", "columns", "primary_key", "foreign_keys", "row_count"), file, field)
+            name = self.text(table, "table", file, field, required=True)
+            columns: dict[str, SourceColumn] = {}
+            for j, col, cseq in self.items(table, "columns", file, field):
+                cfield = f"{field}.columns[{j}]"
+                cmap = self.mapping(col, file, cfield, cseq, j)
+                if cmap is None:
+                    continue
+                cname = self.text(cmap, "name", file, cfield, required=True)
+                if cname:
+                    columns[cname.lower()] = SourceColumn(cname, self.text(cmap, "type", file, cfield) or None, self.text(cmap, "description", file, cfield))
+            if name:
+                out[name.lower()] = SourceTable(name, self.text(table, "description", file, field), columns)
+        return out
+
+    # -- access ----------------------------------------------------------------------------
+    def roles(self, access: tuple[Any, str, YMap] | None) -> dict[str, Role]:
+        if not access or access[0] is None:
+            return {}
+        raw, file, parent = access
+        node = self.mapping(raw, file, "access", parent, "access")
+        if node is None:
+            return {}
+        self.known_keys(node, ("roles",), file, "access")
+        roles_node = node.get("roles")
+        if roles_node is None:
+            return {}
+        roles_map = self.mapping(roles_node, file, "access.roles", node, "roles")
+        if roles_map is None:
+            return {}
+        out: dict[str, Role] = {}
+        for role_name, body in roles_map.items():
+            field = f"access.roles.{role_name}"
+            body_map = self.mapping(body, file, field, roles_map, role_name) if body is not None else YMap()
+            if body_map is None:
+                continue
+            if not hasattr(body_map, "pos"):
+                body_map.pos, body_map.key_pos, body_map.value_pos = roles_map.key_pos[role_name], {}, {}
+            self.known_keys(body_map, ("row_filters", "hidden", "description"), file, field)
+            filters = self.string_list(body_map, "row_filters", file, field)
+            nodes = []
+            for text, loc in filters:
+                try:
+                    nodes.append(parse_expression(text, self.dialect))
+                except ExprError as err:
+                    self.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
+            hidden = self.string_list(body_map, "hidden", file, field)
+            out[role_name] = Role(role_name, tuple(t for t, _ in filters), tuple(nodes), tuple(h for h, _ in hidden),
+                                  where(file, roles_map, role_name, field=field, at_key=True))
+        return out
+
+
+def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[str]]:
+    """Everything of one folder, as objects plus the errors found file by file."""
+    reader = _Reader(directory)
+    db = reader.database()
+    models: dict[str, Model] = {}
+    metrics: dict[str, Metric] = {}
+    model_locs: dict[str, Location] = {}
+    metric_locs: dict[str, Location] = {}
+    for path in reader.model_files():
+        model, model_metrics = reader.model(path)
+        if model is not None and reader._unique(model.name, model.location, model_locs, "model", f"database '{db['name']}'"):
+            models[model.name] = model
+        for metric in model_metrics:
+            if reader._unique(metric.name, metric.location, metric_locs, "metric", f"database '{db['name']}'"):
+                metrics[metric.name] = metric
+    joins = reader.joins()
+    sources = reader.sources()
+    roles = reader.roles(db.get("access"))
+    parts = {
+        "name": db["name"],
+        "description": db.get("description", ""),
+        "dialect": db.get("dialect", reader.dialect),
+        "connection": db.get("connection", {}),
+        "time_spine": db.get("time_spine"),
+        "models": models,
+        "metrics": metrics,
+        "joins": tuple(joins),
+        "roles": roles,
+        "sources": sources,
+        "directory": directory,
+        "version": reader.hasher.hexdigest()[:16],
+        "files": tuple(reader.files),
+    }
+    return parts, reader.errors.errors, reader.broken
+
+
+def build_layer(directory: Path) -> SemanticLayer:
+    """Read and validate one database folder; raises LayerValidationError with every problem."""
+    from .validate import validate_layer
+
+    parts, errors, broken = read_layer(directory)
+    layer = SemanticLayer(**parts)
+    # references to a model whose file is broken would only repeat that file's error
+    errors.extend(e for e in validate_layer(layer) if not _mentions_any(e.message, broken))
+    if errors:
+        raise LayerValidationError(layer.name, _dedupe(errors))
+    return layer
+
+
+def _mentions_any(message: str, names: set[str]) -> bool:
+    return any(re.search(rf"\b{re.escape(n)}(__|\b)", message) for n in names)
+
+
+def _dedupe(errors: list[LayerError]) -> list[LayerError]:
+    seen: set[str] = set()
+    out = []
+    for e in errors:
+        key = e.formatted()
+        if key not in seen:
+            seen.add(key)
+            out.append(e)
+    return out
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "nothing"
+    return {dict: "a mapping", YMap: "a mapping", list: "a list", YSeq: "a list", str: "text", bool: "true/false",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

@@ -1,0 +1,209 @@
+"""The semantic layer as frozen, typed objects: what the loader produces and the compiler reads.
+
+Parsed SQL expressions (sqlglot trees) are kept next to their source text; they are never
+mutated after loading (the compiler copies before it qualifies columns).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from sqlglot import exp
+
+from ..errors import Location
+
+DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
+TIME_TYPES = ("date", "timestamp")
+AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max")
+METRIC_TYPES = ("simple", "ratio", "derived", "cumulative")
+RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
+JOIN_TYPES = ("left", "inner")
+GRAINS = ("day", "week", "month", "quarter", "year")
+
+# SQL type names users may write for a dimension's `type`, mapped to the five kinds
+SQL_TYPE_ALIASES: dict[str, str] = {
+    **{t: "string" for t in ("string", "varchar", "text", "char", "character", "nvarchar", "nchar", "str", "uuid", "enum", "json")},
+    **{
+        t: "number"
+        for t in (
+            "number", "numeric", "decimal", "int", "integer", "bigint", "smallint", "tinyint", "int64", "float",
+            "float64", "double", "real", "double precision", "hugeint", "ubigint", "uinteger", "money",
+        )
+    },
+    **{t: "boolean" for t in ("boolean", "bool", "bit")},
+    "date": "date",
+    **{t: "timestamp" for t in ("timestamp", "datetime", "timestamptz", "timestamp_ntz", "timestamp_ltz", "timestamp_tz", "time")},
+}
+
+
+def qualified(model: str, element: str) -> str:
+    """The public name of a model's element: `OrdersModel__orderDate`."""
+    return f"{model}__{element}"
+
+
+@dataclass(frozen=True, slots=True)
+class Dimension:
+    model: str
+    name: str
+    type: str
+    description: str
+    expr: str
+    node: exp.Expression
+    location: Location
+
+    @property
+    def qualified_name(self) -> str:
+        return qualified(self.model, self.name)
+
+    @property
+    def is_time(self) -> bool:
+        return self.type in TIME_TYPES
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    model: str
+    name: str
+    agg: str
+    description: str
+    expr: str | None  # None: COUNT(*)
+    node: exp.Expression | None
+    location: Location
+
+    @property
+    def qualified_name(self) -> str:
+        return qualified(self.model, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    count: int
+    unit: str  # one of GRAINS
+
+    def __str__(self) -> str:
+        return f"{self.count} {self.unit}{'s' if self.count != 1 else ''}"
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    name: str
+    type: str
+    description: str
+    model: str | None  # the model file it is declared in (for listings)
+    location: Location
+    measure: str | None = None  # simple, cumulative
+    filters: tuple[str, ...] = ()  # simple
+    filter_nodes: tuple[exp.Expression, ...] = ()
+    numerator: str | None = None  # ratio
+    denominator: str | None = None
+    expr: str | None = None  # derived
+    expr_node: exp.Expression | None = None
+    time_dimension: str | None = None  # cumulative
+    window: Window | None = None
+    grain_to_date: str | None = None
+
+    def inputs(self) -> tuple[str, ...]:
+        """Names of the measures/metrics this metric is computed from."""
+        if self.type in ("simple", "cumulative"):
+            return (self.measure,) if self.measure else ()
+        if self.type == "ratio":
+            return tuple(x for x in (self.numerator, self.denominator) if x)
+        if self.type == "derived" and self.expr_node is not None:
+            return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)))
+        return ()
+
+
+def column_name(node: exp.Expression) -> str:
+    """The dotted name a user wrote: `a.b.Model__x` parses as a Column or a Dot chain."""
+    if isinstance(node, exp.Column):
+        return ".".join(p.name for p in node.parts)
+    if isinstance(node, exp.Dot):
+        left = column_name(node.this)
+        return f"{left}.{node.expression.name}" if left else node.expression.name
+    return node.name
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    name: str
+    description: str
+    table: str | None
+    sql: str | None
+    source: exp.Expression  # exp.Table, or exp.Subquery for a derived model
+    primary_key: tuple[str, ...]
+    primary_key_nodes: tuple[exp.Expression, ...]
+    dimensions: Mapping[str, Dimension]
+    measures: Mapping[str, Measure]
+    metric_names: tuple[str, ...]
+    file: str
+    location: Location
+
+    def element(self, name: str) -> Dimension | Measure | None:
+        return self.dimensions.get(name) or self.measures.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class JoinEdge:
+    index: int
+    from_model: str
+    to_model: str
+    key: str
+    relationship: str
+    type: str
+    left: str
+    right: str
+    left_node: exp.Expression
+    right_node: exp.Expression
+    preferred: bool
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class TimeSpine:
+    table: str
+    column: str
+    table_node: exp.Table
+
+
+@dataclass(frozen=True, slots=True)
+class Role:
+    name: str
+    row_filters: tuple[str, ...]
+    row_filter_nodes: tuple[exp.Expression, ...]
+    hidden: tuple[str, ...]
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
+class SourceColumn:
+    name: str
+    type: str | None
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceTable:
+    table: str
+    description: str
+    columns: Mapping[str, SourceColumn]
+
+
+@dataclass(frozen=True)
+class SemanticLayer:
+    """One database's validated layer."""
+
+    name: str
+    description: str
+    dialect: str
+    connection: Mapping[str, Any]
+    time_spine: TimeSpine | None
+    models: Mapping[str, Model]
+    metrics: Mapping[str, Metric]
+    joins: tuple[JoinEdge, ...]
+    roles: Mapping[str, Role]
+    sources: Mapping[str, SourceTable]
+    directory: Path
+    version: str  # a hash of the files' contents
+    files: tuple[str, ...] = field(default=())

@@ -1,0 +1,175 @@
+"""Checks that span files: join endpoints, metric inputs and cycles, time dimensions,
+primary keys where fan-out can happen, access roles, and columns against sources.yml."""
+
+from __future__ import annotations
+
+import networkx as nx
+from sqlglot import exp
+
+from ..errors import ErrorCollector, LayerError, nearest
+from .joins import FLIP
+from .model import GRAINS, Metric, SemanticLayer, column_name
+
+
+def element_names(layer: SemanticLayer) -> dict[str, str]:
+    """Every `Model__element` name mapped to 'dimension' or 'measure'."""
+    out: dict[str, str] = {}
+    for model in layer.models.values():
+        for d in model.dimensions.values():
+            out[d.qualified_name] = "dimension"
+        for m in model.measures.values():
+            out[m.qualified_name] = "measure"
+    return out
+
+
+def _strip_grain(name: str) -> str:
+    parts = name.split("__")
+    if len(parts) == 3 and parts[2].lower() in GRAINS:
+        return "__".join(parts[:2])
+    return name
+
+
+def validate_layer(layer: SemanticLayer) -> list[LayerError]:
+    errors = ErrorCollector()
+    elements = element_names(layer)
+    dimensions = [n for n, k in elements.items() if k == "dimension"]
+    measures = [n for n, k in elements.items() if k == "measure"]
+    _check_joins(layer, errors)
+    _check_metrics(layer, errors, elements, dimensions, measures)
+    _check_primary_keys(layer, errors)
+    _check_roles(layer, errors, elements, dimensions)
+    _check_sources(layer, errors)
+    return errors.errors
+
+
+def _check_joins(layer: SemanticLayer, errors: ErrorCollector) -> None:
+    seen: dict[tuple[str, str, str], str] = {}
+    for edge in layer.joins:
+        for end, field in ((edge.from_model, "from"), (edge.to_model, "to")):
+            if end not in layer.models:
+                errors.add(f"{edge.location.field}.{field}: unknown model '{end}'", edge.location, code="unknown_model",
+                           suggestions=nearest(end, layer.models))
+        if edge.from_model == edge.to_model:
+            errors.add(f"{edge.location.field}: a model cannot join itself ({edge.from_model}); wrap the second role in a derived model (sql:)",
+                       edge.location, code="invalid_join")
+        ident = (edge.from_model, edge.to_model, edge.key)
+        if ident in seen:
+            errors.add(f"{edge.location.field}: duplicate edge {edge.from_model} -[{edge.key}]-> {edge.to_model} (also at {seen[ident]})",
+                       edge.location, code="duplicate_name")
+        seen[ident] = str(edge.location)
+
+
+def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str], measures: list[str]) -> None:
+    graph = nx.DiGraph()
+    for metric in layer.metrics.values():
+        graph.add_node(metric.name)
+        loc = metric.location
+        field = loc.field
+
+        def unknown(ref: str, role: str, pool: list[str]) -> None:
+            errors.add(f"{field}: {role} '{ref}' is not a {'measure' if pool is measures else 'measure or metric'} of this layer",
+                       loc, code="unknown_element", suggestions=nearest(ref, pool))
+
+        if metric.type in ("simple", "cumulative") and metric.measure:
+            if elements.get(metric.measure) != "measure":
+                unknown(metric.measure, "measure", measures)
+        for ref, role in ((metric.numerator, "numerator"), (metric.denominator, "denominator")):
+            if ref and ref not in layer.metrics and elements.get(ref) != "measure":
+                unknown(ref, role, measures + list(layer.metrics))
+            elif ref in layer.metrics:
+                graph.add_edge(metric.name, ref)
+        if metric.type == "derived" and metric.expr_node is not None:
+            for ref in metric.inputs():
+                if ref in layer.metrics:
+                    graph.add_edge(metric.name, ref)
+                elif elements.get(ref) != "measure":
+                    unknown(ref, "input", measures + list(layer.metrics))
+            for node in metric.expr_node.find_all(exp.Subquery, exp.Select):
+                errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
+                break
+        for text, node in zip(metric.filters, metric.filter_nodes):
+            for col in node.find_all(exp.Column, exp.Dot):
+                if isinstance(col.parent, exp.Dot):
+                    continue
+                ref = _strip_grain(column_name(col).split(".")[-1])
+                if elements.get(ref) != "dimension":
+                    errors.add(f"{field}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
+                               loc, code="invalid_filter", suggestions=nearest(ref, dimensions))
+        if metric.type == "cumulative":
+            if layer.time_spine is None:
+                errors.add(f"{field}: cumulative metric '{metric.name}' needs a time spine: add time_spine (table, column) to database.yml",
+                           loc, code="missing_time_spine")
+            td = metric.time_dimension or ""
+            dim = _dimension(layer, td)
+            if td and dim is None:
+                errors.add(f"{field}.time_dimension: '{td}' is not a dimension", loc, code="unknown_element",
+                           suggestions=nearest(td, dimensions))
+            elif dim is not None and not dim.is_time:
+                errors.add(f"{field}.time_dimension: '{td}' has type {dim.type}; a time dimension must be date or timestamp",
+                           loc, code="invalid_time_dimension")
+    for cycle in sorted(nx.simple_cycles(graph), key=lambda c: sorted(c)):
+        first = layer.metrics[sorted(cycle)[0]]
+        chain = " -> ".join(cycle + [cycle[0]])
+        errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
+
+
+def _dimension(layer: SemanticLayer, name: str):
+    model, _, elem = name.partition("__")
+    m = layer.models.get(model)
+    return m.dimensions.get(elem) if m else None
+
+
+def _check_primary_keys(layer: SemanticLayer, errors: ErrorCollector) -> None:
+    """A model with measures must have a primary key if a one_to_many step leaves it."""
+    for model in layer.models.values():
+        if model.primary_key or not model.measures:
+            continue
+        for edge in layer.joins:
+            walked = None
+            if edge.from_model == model.name:
+                walked = edge.relationship
+            elif edge.to_model == model.name:
+                walked = FLIP[edge.relationship]
+            if walked == "one_to_many":
+                other = edge.to_model if edge.from_model == model.name else edge.from_model
+                errors.add(
+                    f"model {model.name} has measures and a one_to_many join to {other} (key '{edge.key}'), "
+                    "so queries can fan out its rows: declare its primary_key so they can be deduplicated",
+                    model.location, code="missing_primary_key",
+                )
+                break
+
+
+def _check_roles(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str]) -> None:
+    for role in layer.roles.values():
+        for name in role.hidden:
+            if name not in elements:
+                errors.add(f"{role.location.field}.hidden: unknown element '{name}'", role.location, code="unknown_element",
+                           suggestions=nearest(name, elements))
+        for text, node in zip(role.row_filters, role.row_filter_nodes):
+            for col in node.find_all(exp.Column):
+                ref = _strip_grain(column_name(col))
+                if elements.get(ref) != "dimension":
+                    errors.add(f"{role.location.field}.row_filters: '{text}' refers to '{ref}', which is not a dimension",
+                               role.location, code="invalid_filter", suggestions=nearest(ref, dimensions))
+
+
+def _check_sources(layer: SemanticLayer, errors: ErrorCollector) -> None:
+    if not layer.sources:
+        return
+    for model in layer.models.values():
+        if not model.table:
+            continue
+        source = layer.sources.get(model.table.lower()) or layer.sources.get(model.table.split(".")[-1].lower())
+        if source is None:
+            errors.add(f"model {model.name}: table '{model.table}' is not in sources.yml", model.location, code="unknown_table",
+                       suggestions=nearest(model.table, [s.table for s in layer.sources.values()]))
+            continue
+        valid = [c.name for c in source.columns.values()]
+        items = [(d.location, d.node) for d in model.dimensions.values()]
+        items += [(m.location, m.node) for m in model.measures.values() if m.node is not None]
+        for loc, node in items:
+            for col in node.find_all(exp.Column):
+                if col.name.lower() not in source.columns:
+                    errors.add(f"{loc.field}: column '{col.name}' is not a column of {source.table}", loc, code="unknown_column",
+                               suggestions=nearest(col.name, valid))

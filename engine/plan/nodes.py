@@ -1,0 +1,53 @@
+"""The query plan: frozen data between the resolved SMQ and the SQL renderer.
+
+One `FactGroup` per aggregation (a model's measures sharing the same metric filters, or
+one cumulative metric); outputs and HAVING conditions are templates over the groups'
+aggregate columns (`a0`, `a1`...) and the group keys (`g0`, `g1`...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from ..layer.joins import Path
+from ..layer.model import Measure, Metric
+from ..smq.filters import Filter
+from ..smq.resolve import DimRef
+
+
+@dataclass(frozen=True, slots=True)
+class Aggregate:
+    id: str  # "a0": the column this aggregate gets
+    measure: Measure
+
+
+@dataclass(frozen=True, slots=True)
+class FactGroup:
+    id: str  # "f0": the CTE name
+    model: str  # the measures' model, where every join path starts
+    aggregates: tuple[Aggregate, ...]
+    metric_filters: tuple[Filter, ...]  # a simple metric's own filters (WHERE, this group only)
+    paths: tuple[tuple[DimRef, Path], ...]  # every dimension this group touches, with its join path
+    dedupe: bool  # a path fans out: aggregate over DISTINCT primary-key rows
+    fan_out_path: str | None  # the first fanning path, for messages
+    cumulative: Metric | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OutputColumn:
+    name: str  # exactly as written in the SMQ
+    template: exp.Expression  # over columns a0.. and g0..
+
+
+@dataclass(frozen=True, slots=True)
+class QueryPlan:
+    group_keys: tuple[DimRef, ...]
+    where: tuple[Filter, ...]
+    groups: tuple[FactGroup, ...]
+    outputs: tuple[OutputColumn, ...]
+    having: tuple[exp.Expression, ...]  # templates over a0.., g0..
+    order_by: tuple[tuple[str, bool], ...]  # (output name, descending)
+    limit: int | None
+    time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only

@@ -1,0 +1,171 @@
+"""Resolved SMQ -> QueryPlan: metrics expanded into aggregates, aggregates grouped by model,
+join paths chosen, fan-out detected.
+
+Measures of different models (or with different metric filters) never share an
+aggregation, so each metric equals what it would be if queried alone.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..errors import InternalError, Location, QueryError, nearest
+from ..layer.joins import JoinGraph, Path, path_text
+from ..layer.model import Metric, SemanticLayer
+from ..smq.filters import Filter, parse_filter, substitute, wrap
+from ..smq.query import SMQ
+from ..smq.resolve import DimRef, MeasureRef, Resolver
+from ..sql.dialects import float_division
+from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
+
+GroupKey = tuple[str, tuple[str, ...], str]  # (model, metric filter texts, cumulative metric name)
+
+
+class Planner:
+    def __init__(self, layer: SemanticLayer, graph: JoinGraph, resolver: Resolver) -> None:
+        self.layer = layer
+        self.graph = graph
+        self.resolver = resolver
+        self.layer_resolver = Resolver(layer)  # metric definitions may use elements a role cannot see
+        self.aggregates: dict[tuple, Aggregate] = {}
+        self.groups: dict[GroupKey, list[Aggregate]] = {}
+        self.group_filters: dict[GroupKey, tuple[Filter, ...]] = {}
+        self.group_metric: dict[GroupKey, Metric | None] = {}
+        self.first_use: dict[GroupKey, str] = {}
+
+    # -- metrics -> templates over aggregate columns ---------------------------------------
+    def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str) -> exp.Expression:
+        if measure_ref is not None:
+            measure = measure_ref.measure
+            filters: tuple[Filter, ...] = ()
+            cumulative = None
+        else:
+            assert metric is not None and metric.measure
+            resolved = self.layer_resolver.resolve(metric.measure, field)
+            if not isinstance(resolved, MeasureRef):  # validation guarantees this
+                raise InternalError(f"metric {metric.name}: input {metric.measure} is not a measure")
+            measure = resolved.measure
+            filters = tuple(
+                parse_filter(text, f"metric {metric.name}.filters[{i}]", self.layer_resolver, self.layer.dialect)
+                for i, text in enumerate(metric.filters)
+            ) if metric.type == "simple" else ()
+            cumulative = metric if metric.type == "cumulative" else None
+        key = (measure.qualified_name, tuple(f.text for f in filters), cumulative.name if cumulative else "")
+        agg = self.aggregates.get(key)
+        if agg is None:
+            agg = Aggregate(f"a{len(self.aggregates)}", measure)
+            self.aggregates[key] = agg
+            group_key: GroupKey = (measure.model, key[1], key[2])
+            self.groups.setdefault(group_key, []).append(agg)
+            self.group_filters[group_key] = filters
+            self.group_metric[group_key] = cumulative
+            self.first_use.setdefault(group_key, field)
+        return exp.column(agg.id)
+
+    def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = ()) -> exp.Expression:
+        if isinstance(ref, MeasureRef):
+            return self._aggregate(ref, None, field)
+        if ref.name in stack:
+            raise QueryError(f"metrics form a cycle: {' -> '.join(stack + (ref.name,))}", code="metric_cycle", location=Location(field=field))
+        stack = stack + (ref.name,)
+        if ref.type in ("simple", "cumulative"):
+            return self._aggregate(None, ref, field)
+        if ref.type == "ratio":
+            num = self.expand(self._input(ref.numerator, field), field, stack)
+            den = self.expand(self._input(ref.denominator, field), field, stack)
+            return float_division(num, den)
+        # derived: the expression with each input replaced, divisions made floating and zero-safe
+        assert ref.expr_node is not None
+        body = substitute(ref.expr_node, lambda name: wrap(self.expand(self._input(name, field), field, stack)))
+        return body.transform(lambda n: float_division(n.this, n.expression) if isinstance(n, exp.Div) else n, copy=False)
+
+    def _input(self, name: str | None, field: str) -> MeasureRef | Metric:
+        resolved = self.layer_resolver.resolve(name or "", field)
+        if not isinstance(resolved, (MeasureRef, Metric)):
+            raise InternalError(f"metric input {name} is not a measure or metric")
+        return resolved
+
+    # -- the plan --------------------------------------------------------------------------
+    def plan(self, smq: SMQ) -> QueryPlan:
+        group_keys = tuple(self.resolver.dimension(t, f"group_by[{i}]") for i, t in enumerate(smq.group_by))
+        filters = [parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect) for i, t in enumerate(smq.filters)]
+        where = tuple(f for f in filters if f.kind == "where")
+        outputs = [OutputColumn(ref.text, exp.column(f"g{i}")) for i, ref in enumerate(group_keys)]
+        for i, text in enumerate(smq.metrics):
+            field = f"metrics[{i}]"
+            outputs.append(OutputColumn(text, self.expand(self.resolver.metric(text, field), field)))
+        having = []
+        for f in filters:
+            if f.kind == "having":
+                refs = dict(f.refs)
+                having.append(substitute(f.node, lambda name, f=f, refs=refs: wrap(self.expand(refs[name], f.field))))  # type: ignore[arg-type]
+        names = [o.name for o in outputs]
+        order = []
+        for key in smq.order_by:
+            if key.name not in names:
+                raise QueryError(f"order_by '{key.name}' is not an output column (order by an entry of group_by or metrics)",
+                                 code="invalid_order_by", location=Location(field=key.field), suggestions=nearest(key.name, names))
+            order.append((key.name, key.descending))
+        if not order:
+            order = [(ref.text, False) for ref in group_keys]
+        groups = self._groups(group_keys, where)
+        time_filters = tuple(f for f in where if self._is_time_filter(f, groups))
+        return QueryPlan(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit, time_filters)
+
+    def _is_time_filter(self, f: Filter, groups: tuple[FactGroup, ...]) -> bool:
+        dims = f.dimension_refs()
+        for g in groups:
+            if g.cumulative is not None and dims and all(d.dimension.qualified_name == g.cumulative.time_dimension for d in dims):
+                return True
+        return False
+
+    def _groups(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> tuple[FactGroup, ...]:
+        if not self.groups:  # dimensions only: the first group-by dimension's model is the root
+            root = group_keys[0].model
+            return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
+        out = []
+        for i, (key, aggs) in enumerate(self.groups.items()):
+            out.append(self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
+                                   group_keys, where, self.first_use[key]))
+        return tuple(out)
+
+    def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],
+               cumulative: Metric | None, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], origin: str) -> FactGroup:
+        needed: list[tuple[DimRef, str]] = [(ref, f"group_by[{i}]") for i, ref in enumerate(group_keys)]
+        for f in (*where, *metric_filters):
+            needed += [(ref, f.field) for ref in f.dimension_refs()]
+        if cumulative is not None:
+            time_ref = self.layer_resolver.dimension(cumulative.time_dimension or "", f"metric {cumulative.name}.time_dimension")
+            if not any(ref.dimension is time_ref.dimension for ref in group_keys):
+                raise QueryError(
+                    f"cumulative metric '{cumulative.name}' needs its time dimension {cumulative.time_dimension} in group_by "
+                    f"(at any grain, e.g. {cumulative.time_dimension}__month)",
+                    code="missing_time_dimension", location=Location(field=origin),
+                )
+            needed.append((time_ref, origin))
+        paths: dict[tuple[str, tuple[str, ...]], tuple[DimRef, Path]] = {}
+        fan_out = None
+        for ref, field in needed:
+            ident = (ref.dimension.qualified_name, ref.keys)
+            if ident in paths:
+                continue
+            try:
+                path = self.graph.walk(model, list(ref.keys), ref.text) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+            except QueryError as err:
+                measure_note = f" (the model of {origin})" if aggs else ""
+                raise QueryError(f"{err.message}; it is needed from {model}{measure_note}", code=err.code,
+                                 location=Location(field=field), suggestions=err.suggestions) from None
+            if path and path[-1].target != ref.model:
+                raise QueryError(f"'{ref.text}': the path {path_text(model, path)} ends at {path[-1].target}, not {ref.model}",
+                                 code="invalid_path", location=Location(field=field))
+            paths[ident] = (ref, path)
+            if fan_out is None and any(step.fans_out for step in path):
+                fan_out = path_text(model, path)
+        dedupe = fan_out is not None and bool(aggs)
+        if dedupe and not self.layer.models[model].primary_key:
+            raise QueryError(
+                f"{model} has no primary_key, but this query joins across a one_to_many step ({fan_out}); "
+                f"its measures would be counted more than once. Declare primary_key on {model}",
+                code="fan_out_without_primary_key", location=Location(field=origin),
+            )
+        return FactGroup(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, cumulative)

@@ -1,0 +1,71 @@
+"""Assembling the aggregations of a plan into the final query: metric math, HAVING, order, limit."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..plan.nodes import QueryPlan
+from .render import Renderer, col, ident
+
+
+def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.Expression:
+    """Replace the placeholders g0.., a0.. of an output template by real expressions."""
+
+    def fn(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, exp.Column) and not n.table and n.name in mapping:
+            return mapping[n.name].copy()
+        return n
+
+    return template.copy().transform(fn, copy=False)
+
+
+def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
+    groups = plan.groups
+    if len(groups) == 1 and groups[0].cumulative is None:
+        query, key_exprs, aggs = renderer.group_parts(groups[0], plan.group_keys, plan.where)
+        mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
+        mapping.update(aggs)
+        query = query.select(*[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in plan.outputs], copy=False)
+        if key_exprs:
+            query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+        if plan.having:
+            query = query.having(*[_fill(h, mapping) for h in plan.having], copy=False)
+    else:
+        ctes: list[tuple[str, exp.Select]] = []
+        for group in groups:
+            if group.cumulative is not None:
+                ctes += renderer.cumulative_ctes(group, plan.group_keys, plan.where, plan.time_filters)
+            else:
+                ctes.append((group.id, renderer.group_cte(group, plan.group_keys, plan.where)))
+        keys = [f"g{i}" for i in range(len(plan.group_keys))]
+        agg_ids = [a.id for g in groups for a in g.aggregates]
+        if len(groups) == 1:
+            source = groups[0].id
+        else:
+            branches = []
+            for group in groups:
+                own = {a.id for a in group.aggregates}
+                projection = [col(k) for k in keys]
+                projection += [col(a) if a in own else exp.alias_(exp.Null(), a, quoted=True) for a in agg_ids]
+                branches.append(exp.Select(expressions=projection).from_(ident(group.id)))
+            stacked = branches[0]
+            for branch in branches[1:]:
+                stacked = exp.union(stacked, branch, distinct=False)
+            merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True) for a in agg_ids])
+            merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))))
+            if keys:
+                merged = merged.group_by(*[col(k) for k in keys], copy=False)
+            ctes.append(("merged", merged))
+            source = "merged"
+        mapping = {name: col(name, "m") for name in keys + agg_ids}
+        query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in plan.outputs])
+        query = query.from_(exp.Table(this=ident(source), alias=exp.TableAlias(this=ident("m"))))
+        if plan.having:
+            query = query.where(*[_fill(h, mapping) for h in plan.having], copy=False)
+        for name, cte in ctes:
+            query = query.with_(ident(name), as_=cte, copy=False)
+    if plan.order_by:
+        query = query.order_by(*[exp.Ordered(this=exp.column(ident(name)), desc=desc, nulls_first=False) for name, desc in plan.order_by], copy=False)
+    if plan.limit is not None:
+        query = query.limit(plan.limit, copy=False)
+    return query

@@ -1,0 +1,116 @@
+"""The few things sqlglot does not get right by itself on every engine, per dialect.
+
+Date truncation (SQLite and MySQL have no DATE_TRUNC; ISO weeks start on Monday
+everywhere), date arithmetic, typed date literals and floating-point division. Every
+function returns a sqlglot expression; nothing here glues SQL text.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+SUPPORTED_DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "trino")
+
+
+def _lit(value: str) -> exp.Literal:
+    return exp.Literal.string(value)
+
+
+def _num(value: int) -> exp.Literal:
+    return exp.Literal.number(value)
+
+
+def _f(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def to_date(value: exp.Expression, dialect: str) -> exp.Expression:
+    """A date/timestamp value as a plain DATE (the day it falls on)."""
+    if dialect == "sqlite":
+        return _f("DATE", value)
+    if dialect == "mysql":
+        return _f("DATE", value)
+    return exp.Cast(this=value, to=exp.DataType.build("DATE"))
+
+
+def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
+    """The first day of the period (day, ISO week from Monday, month, quarter, year) as a DATE."""
+    if dialect == "sqlite":
+        if grain == "day":
+            return _f("DATE", value)
+        if grain == "week":  # next Sunday (or today if Sunday), then back six days: Monday
+            return _f("DATE", value, _lit("weekday 0"), _lit("-6 days"))
+        if grain == "month":
+            return _f("DATE", value, _lit("start of month"))
+        if grain == "year":
+            return _f("DATE", value, _lit("start of year"))
+        # quarter: start of month, minus (month - 1) % 3 months
+        month = exp.Cast(this=_f("STRFTIME", _lit("%m"), value), to=exp.DataType.build("INT"))
+        back = exp.Mod(this=exp.Paren(this=exp.Sub(this=month, expression=_num(1))), expression=_num(3))
+        modifier = exp.DPipe(this=exp.DPipe(this=_lit("-"), expression=back), expression=_lit(" months"))
+        return _f("DATE", value, _lit("start of month"), modifier)
+    if dialect == "mysql":
+        day = _f("DATE", value)
+        if grain == "day":
+            return day
+        if grain == "week":  # WEEKDAY(): Monday = 0
+            return exp.DateSub(this=day, expression=_f("WEEKDAY", value), unit=exp.var("DAY"))
+        if grain == "month":
+            return exp.DateSub(this=day, expression=exp.Sub(this=_f("DAYOFMONTH", value), expression=_num(1)), unit=exp.var("DAY"))
+        year_start = _f("MAKEDATE", _f("YEAR", value), _num(1))
+        if grain == "year":
+            return year_start
+        return exp.DateAdd(this=year_start, expression=exp.Sub(this=_f("QUARTER", value), expression=_num(1)), unit=exp.var("QUARTER"))
+    if dialect == "bigquery":
+        unit = "ISOWEEK" if grain == "week" else grain.upper()
+        return _f("DATE_TRUNC", _f("DATE", value), exp.var(unit))
+    if dialect == "snowflake" and grain == "week":
+        # DATE_TRUNC('WEEK') follows the WEEK_START session parameter; ISO day numbers do not
+        day = exp.Cast(this=value, to=exp.DataType.build("DATE"))
+        back = exp.Sub(this=_f("DAYOFWEEKISO", day), expression=_num(1))
+        return exp.Cast(this=_f("DATEADD", exp.var("DAY"), exp.Neg(this=exp.Paren(this=back)), day), to=exp.DataType.build("DATE"))
+    # postgres, duckdb, trino, snowflake: DATE_TRUNC('unit', x), cast back to DATE (it returns a timestamp for timestamps)
+    return exp.Cast(this=_f("DATE_TRUNC", _lit(grain), value), to=exp.DataType.build("DATE"))
+
+
+def add_interval(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
+    """value + count units, as a DATE. Weeks become 7 days and quarters 3 months (portable units)."""
+    if unit == "week":
+        count, unit = count * 7, "day"
+    elif unit == "quarter":
+        count, unit = count * 3, "month"
+    if dialect == "sqlite":
+        return _f("DATE", value, _lit(f"{count:+d} {unit}s"))
+    if dialect == "mysql":
+        return exp.DateAdd(this=value, expression=_num(count), unit=exp.var(unit.upper()))
+    if dialect == "bigquery":
+        return _f("DATE_ADD", value, exp.Interval(this=_num(count), unit=exp.var(unit.upper())))
+    if dialect == "snowflake":
+        return exp.Cast(this=_f("DATEADD", exp.var(unit.upper()), _num(count), value), to=exp.DataType.build("DATE"))
+    if dialect == "trino":
+        return _f("DATE_ADD", _lit(unit), _num(count), value)
+    if dialect == "postgres":
+        shifted = exp.Add(this=value, expression=exp.Interval(this=_lit(f"{count} {unit}"), unit=None))
+        return exp.Cast(this=shifted, to=exp.DataType.build("DATE"))
+    # duckdb and anything else sqlglot transpiles well
+    shifted = exp.Add(this=value, expression=exp.Interval(this=_lit(str(count)), unit=exp.var(unit.upper())))
+    return exp.Cast(this=shifted, to=exp.DataType.build("DATE"))
+
+
+def date_literal(value: exp.Literal, type_: str, dialect: str) -> exp.Expression:
+    """A string literal compared with a date/timestamp dimension, typed where the engine needs it.
+
+    SQLite keeps dates as ISO text (a CAST would turn them into numbers); Trino and others
+    refuse or misjudge date = varchar comparisons, so there the literal becomes a typed value.
+    """
+    if dialect in ("sqlite", "mysql"):
+        return value
+    return exp.Cast(this=value, to=exp.DataType.build("DATE" if type_ == "date" else "TIMESTAMP"))
+
+
+def float_division(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
+    """numerator / denominator in floating point; NULL when the denominator is zero."""
+    return exp.Div(
+        this=exp.Cast(this=numerator, to=exp.DataType.build("DOUBLE")),
+        expression=exp.Nullif(this=denominator, expression=_num(0)),
+    )

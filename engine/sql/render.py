@@ -1,0 +1,273 @@
+"""QueryPlan -> one sqlglot SELECT.
+
+Shapes, from simplest to most general:
+- one aggregation: a single SELECT ... GROUP BY ... HAVING ... ORDER BY ... LIMIT;
+- a join that fans out: the aggregation reads `SELECT DISTINCT <primary key>, <keys>, <inputs>`,
+  so every row of the measure's model counts once per group;
+- several aggregations: one CTE each, stacked with UNION ALL and collapsed by GROUP BY on the
+  group keys (NULL-safe on every engine, no FULL JOIN needed), then the metric math;
+- cumulative metrics: a CTE of periods from the time spine joined to the rows in each window.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sqlglot import exp
+
+from ..layer.joins import Path
+from ..layer.model import GRAINS, Model, SemanticLayer
+from ..smq.filters import Filter, substitute, wrap
+from ..smq.resolve import DimRef
+from .dialects import add_interval, date_literal, to_date, truncate
+
+SourceFor = Callable[[Model], exp.Expression]
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
+
+
+def ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=True)
+
+
+def col(name: str, table: str | None = None) -> exp.Column:
+    return exp.Column(this=ident(name), table=ident(table) if table else None)
+
+
+def aliased(source: exp.Expression, alias: str) -> exp.Expression:
+    node = source.copy()
+    node.set("alias", exp.TableAlias(this=ident(alias)))
+    return node
+
+
+def qualify(node: exp.Expression, alias: str) -> exp.Expression:
+    """A copy of a model-level expression with its columns bound to the model's alias."""
+    out = node.copy()
+    columns = [out] if isinstance(out, exp.Column) else list(out.find_all(exp.Column))
+    for c in columns:
+        c.set("table", ident(alias))
+        c.set("db", None)
+        c.set("catalog", None)
+    return out
+
+
+def _safe_alias(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text.lower()) or "t"
+
+
+class JoinTree:
+    """The FROM clause of one aggregation: the measure's model and every path from it."""
+
+    def __init__(self, root: Model, paths: list[tuple[DimRef, Path]], layer: SemanticLayer, source_for: SourceFor) -> None:
+        self.root = root
+        self.layer = layer
+        self.source_for = source_for
+        base = _safe_alias((root.table or root.name).split(".")[-1].strip('"`[]'))
+        self.root_alias = base
+        self.aliases: dict[tuple[tuple[int, bool], ...], str] = {(): base}
+        self.joins: list[exp.Join] = []
+        used = {base}
+        for _, path in paths:
+            prefix: tuple[tuple[int, bool], ...] = ()
+            for depth, step in enumerate(path):
+                parent = self.aliases[prefix]
+                prefix = prefix + ((step.edge.index, step.forward),)
+                if prefix in self.aliases:
+                    continue
+                target = layer.models[step.target]
+                alias = _safe_alias((target.table or target.name).split(".")[-1].strip('"`[]'))
+                if alias in used:  # a second role of the same table: name it by its path
+                    alias = "_".join(s.key for s in path[: depth + 1])
+                while alias in used:
+                    alias += "_"
+                used.add(alias)
+                self.aliases[prefix] = alias
+                from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
+                on = exp.EQ(this=qualify(step.edge.left_node, from_alias), expression=qualify(step.edge.right_node, to_alias))
+                kwargs = {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
+                self.joins.append(exp.Join(this=aliased(source_for(target), alias), on=on, **kwargs))
+
+    def alias_of(self, path: Path) -> str:
+        return self.aliases[tuple((s.edge.index, s.forward) for s in path)]
+
+    def select(self) -> exp.Select:
+        query = exp.Select().from_(aliased(self.source_for(self.root), self.root_alias))
+        for join in self.joins:
+            query = query.join(join, copy=False)
+        return query
+
+
+class Renderer:
+    def __init__(self, layer: SemanticLayer, dialect: str, source_for: SourceFor) -> None:
+        self.layer = layer
+        self.dialect = dialect
+        self.source_for = source_for
+
+    # -- expressions ---------------------------------------------------------------------
+    def dim_expr(self, ref: DimRef, tree: JoinTree, path: Path) -> exp.Expression:
+        value = qualify(ref.dimension.node, tree.alias_of(path))
+        return truncate(value, ref.grain, self.dialect) if ref.grain else value
+
+    def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
+        refs = dict(f.refs)
+        node = self.type_date_literals(f.node, refs)
+
+        return substitute(node, lambda name: wrap(render_ref(refs[name])))
+
+    def type_date_literals(self, node: exp.Expression, refs: dict) -> exp.Expression:
+        """'2024-01-01' compared with a date dimension becomes a typed literal where engines need it."""
+        from ..layer.model import column_name
+
+        def time_type(n: exp.Expression) -> str | None:
+            if isinstance(n, (exp.Column, exp.Dot)):
+                ref = refs.get(column_name(n))
+                if isinstance(ref, DimRef) and ref.dimension.is_time:
+                    return "date" if ref.grain else ref.dimension.type
+            return None
+
+        def fix(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, _COMPARISONS):
+                for a, b in (("this", "expression"), ("expression", "this")):
+                    kind = time_type(n.args.get(a))
+                    other = n.args.get(b)
+                    if kind and isinstance(other, exp.Literal) and other.is_string:
+                        n.set(b, date_literal(other, kind, self.dialect))
+            elif isinstance(n, exp.Between):
+                kind = time_type(n.this)
+                for key in ("low", "high"):
+                    v = n.args.get(key)
+                    if kind and isinstance(v, exp.Literal) and v.is_string:
+                        n.set(key, date_literal(v, kind, self.dialect))
+            elif isinstance(n, exp.In):
+                kind = time_type(n.this)
+                if kind:
+                    n.set("expressions", [date_literal(v, kind, self.dialect) if isinstance(v, exp.Literal) and v.is_string else v
+                                          for v in n.expressions])
+            return n
+
+        return node.copy().transform(fix, copy=False)
+
+    def measure_input(self, measure, alias: str) -> exp.Expression:
+        return qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
+
+    @staticmethod
+    def aggregate(agg: str, value: exp.Expression | None) -> exp.Expression:
+        if value is None:
+            return exp.Count(this=exp.Star())
+        if agg == "count_distinct":
+            return exp.Count(this=exp.Distinct(expressions=[value]))
+        return {"sum": exp.Sum, "count": exp.Count, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg](this=value)
+
+    # -- one aggregation -------------------------------------------------------------------
+    def group_parts(self, group, keys: tuple[DimRef, ...], where: tuple[Filter, ...]):
+        """(FROM/WHERE select without projection, key expressions, aggregate expressions)."""
+        model = self.layer.models[group.model]
+        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
+        tree = JoinTree(model, [(ref, path) for ref, path in group.paths], self.layer, self.source_for)
+
+        def render_ref(ref: DimRef) -> exp.Expression:
+            return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
+
+        query = tree.select()
+        conditions = [self.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
+        if conditions:
+            query = query.where(*conditions, copy=False)
+        key_exprs = [render_ref(ref) for ref in keys]
+        if not group.dedupe:
+            inputs = {a.id: (self.measure_input(a.measure, tree.root_alias) if a.measure.node is not None else None) for a in group.aggregates}
+            aggs = {a.id: self.aggregate(a.measure.agg, inputs[a.id]) for a in group.aggregates}
+            return query, key_exprs, aggs
+        # fan-out: one row per (primary key, group) before aggregating
+        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
+        projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(self.measure_input(a.measure, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        inner = query.select(*projection, copy=False).distinct(copy=False)
+        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
+        keys_out = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
+        aggs = {a.id: self.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.aggregates}
+        return outer, keys_out, aggs
+
+    def group_cte(self, group, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
+        query, key_exprs, aggs = self.group_parts(group, keys, where)
+        projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
+        query = query.select(*projection, copy=False)
+        if key_exprs:
+            query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+        return query
+
+    # -- cumulative ------------------------------------------------------------------------
+    def cumulative_ctes(self, group, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
+                        time_filters: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
+        metric = group.cumulative
+        model = self.layer.models[group.model]
+        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
+        tree = JoinTree(model, list(group.paths), self.layer, self.source_for)
+        time_ref = next(ref for ref, _ in group.paths if ref.dimension.qualified_name == metric.time_dimension and not ref.keys) \
+            if any(ref.dimension.qualified_name == metric.time_dimension and not ref.keys for ref, _ in group.paths) \
+            else next(ref for ref, _ in group.paths if ref.dimension.qualified_name == metric.time_dimension)
+
+        def render_ref(ref: DimRef) -> exp.Expression:
+            return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
+
+        is_time = [ref.dimension.qualified_name == metric.time_dimension for ref in keys]
+        grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t]
+        period_grain = min(grains, key=GRAINS.index)
+        row_filters = [f for f in where if f not in time_filters]
+        query = tree.select()
+        conditions = [self.filter_expr(f, render_ref) for f in row_filters]
+        if conditions:
+            query = query.where(*conditions, copy=False)
+        day = to_date(qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)])), self.dialect)
+        projection = []
+        if group.dedupe:
+            projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
+        projection.append(exp.alias_(day, "t", quoted=True))
+        projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
+        projection += [exp.alias_(self.measure_input(a.measure, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        rows = query.select(*projection, copy=False)
+        if group.dedupe:
+            rows = rows.distinct(copy=False)
+
+        rows_name, periods_name = f"{group.id}_rows", f"{group.id}_periods"
+        spine = self.layer.time_spine
+        spine_col = col(spine.column, "spine")
+        bounds = [
+            exp.GTE(this=spine_col.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Min(this=col("t"))]).from_(ident(rows_name)))),
+            exp.LTE(this=spine_col.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Max(this=col("t"))]).from_(ident(rows_name)))),
+        ]
+        for f in time_filters:
+            bounds.append(self.filter_expr(f, lambda ref: truncate(spine_col.copy(), ref.grain, self.dialect) if ref.grain else spine_col.copy()))
+        periods = (
+            exp.Select(expressions=[exp.alias_(truncate(spine_col.copy(), period_grain, self.dialect), "period", quoted=True)])
+            .from_(aliased(spine.table_node, "spine"))
+            .where(*bounds, copy=False)
+            .distinct(copy=False)
+        )
+
+        period = col("period", "p")
+        next_start = add_interval(period.copy(), 1, period_grain, self.dialect)
+        on = [exp.LT(this=col("t", "r"), expression=next_start)]
+        if metric.window is not None:
+            on.append(exp.GTE(this=col("t", "r"), expression=add_interval(next_start.copy(), -metric.window.count, metric.window.unit, self.dialect)))
+        elif metric.grain_to_date:
+            period_end = add_interval(next_start.copy(), -1, "day", self.dialect)
+            on.append(exp.GTE(this=col("t", "r"), expression=truncate(period_end, metric.grain_to_date, self.dialect)))
+        other_keys = any(not t for t in is_time)
+        join = exp.Join(this=exp.Table(this=ident(rows_name), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
+                        **({"kind": "INNER"} if other_keys else {"side": "LEFT"}))
+        key_exprs = []
+        for i, (ref, t) in enumerate(zip(keys, is_time)):
+            if t:
+                grain = ref.grain or "day"
+                key_exprs.append(period.copy() if grain == period_grain else truncate(period.copy(), grain, self.dialect))
+            else:
+                key_exprs.append(col(f"g{i}", "r"))
+        projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(self.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")), a.id, quoted=True) for a in group.aggregates]
+        final = (
+            exp.Select(expressions=projection)
+            .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+            .join(join, copy=False)
+            .group_by(*[k.copy() for k in key_exprs], copy=False)
+        )
+        return [(rows_name, rows), (periods_name, periods), (group.id, final)]

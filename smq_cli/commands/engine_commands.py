@@ -1,0 +1,105 @@
+"""`smq validate`, `smq compile`, `smq elements`: the engine from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from engine import LayerValidationError, default_models_dir, load_layers
+from engine.errors import EngineError, Location, QueryError
+
+
+def add_models_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--models-dir", type=Path, default=None,
+                        help="folder of database layers (default: $SMQ_MODELS_DIR, then ./semantic_models)")
+
+
+def models_dir(args: argparse.Namespace) -> Path:
+    return args.models_dir if args.models_dir is not None else default_models_dir()
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="check every layer; print each error as file:line:col: message")
+    add_models_dir(p)
+    p.add_argument("--db", help="only this database")
+    p.set_defaults(func=cmd_validate)
+
+    p = sub.add_parser("compile", help="compile an SMQ to SQL")
+    add_models_dir(p)
+    p.add_argument("--db", required=True, help="database name")
+    p.add_argument("--dialect", help="SQL dialect (default: the database's own)")
+    p.add_argument("--role", help="compile as this access role (row filters, hidden elements)")
+    p.add_argument("smq", help="the SMQ as a JSON string, @file.json, or - for stdin")
+    p.set_defaults(func=cmd_compile)
+
+    p = sub.add_parser("elements", help="the dimensions, measures and metrics of models (getModelDataElements)")
+    add_models_dir(p)
+    p.add_argument("--db", required=True, help="database name")
+    p.add_argument("models", nargs="*", help="model names (default: all)")
+    p.set_defaults(func=cmd_elements)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    try:
+        layers = load_layers(models_dir(args))
+    except LayerValidationError as err:
+        print(err.formatted(), file=sys.stderr)
+        return 1
+    errors = layers.errors
+    if args.db:
+        if args.db not in layers and args.db not in errors:
+            layers[args.db]  # raises unknown database with suggestions
+        errors = {k: v for k, v in errors.items() if k == args.db}
+        names = [args.db] if args.db in layers else []
+    else:
+        names = list(layers)
+    for err in errors.values():
+        for e in err.errors:
+            print(e.formatted())
+    if errors:
+        total = sum(len(e.errors) for e in errors.values())
+        print(f"{total} error(s) in {len(errors)} database(s)", file=sys.stderr)
+        return 1
+    for name in names:
+        layer = layers[name]
+        print(f"{name}: ok ({len(layer.models)} models, {len(layer.semantic.metrics)} metrics, {len(layer.semantic.joins)} joins)",
+              file=sys.stderr)
+    return 0
+
+
+def read_smq(text: str) -> object:
+    """A JSON string, @file.json or - (stdin), parsed; errors say which and where."""
+    source = "the SMQ argument"
+    if text == "-":
+        text, source = sys.stdin.read(), "stdin"
+    elif text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            text, source = path.read_text(encoding="utf-8"), str(path)
+        except OSError as exc:
+            raise QueryError(f"cannot read {path}: {exc.strerror}", code="file_unreadable", location=Location(field="smq")) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise QueryError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+                         code="invalid_json", location=Location(field="smq")) from None
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    layers = load_layers(models_dir(args))
+    layer = layers[args.db]
+    try:
+        sql = layer.compile(read_smq(args.smq), dialect=args.dialect, role=args.role)
+    except EngineError as err:
+        print(f"smq: {err.formatted()}", file=sys.stderr)
+        return 2
+    print(sql)
+    return 0
+
+
+def cmd_elements(args: argparse.Namespace) -> int:
+    layer = load_layers(models_dir(args))[args.db]
+    print(json.dumps(layer.elements(args.models or None), indent=2))
+    return 0

@@ -1,0 +1,67 @@
+"""`smq`: the command line. Thin: parse arguments, call the packages, print.
+
+Exit codes: 0 success; 1 an invalid layer (`validate`); 2 a bad query or bad arguments;
+3 a missing configuration (e.g. no model provider for `ask`); 4 an internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Callable, Sequence
+
+from engine.errors import EngineError, InternalError
+
+from .commands import engine_commands
+
+EXIT_OK, EXIT_INVALID_LAYER, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED, EXIT_INTERNAL = 0, 1, 2, 3, 4
+
+# each entry: a module-level `register(subparsers)` that sets `func` on its parser
+REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register]
+
+
+def _optional_registrars() -> list[Callable]:
+    """Commands whose packages need optional dependencies register only when importable."""
+    out = []
+    for module in ("smq_cli.commands.service_commands", "smq_cli.commands.eval_commands"):
+        try:
+            mod = __import__(module, fromlist=["register"])
+        except ImportError:
+            continue
+        out.append(mod.register)
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="smq",
+        description="A semantic layer for LLM agents and BI tools: validate layers, compile SMQs to SQL, serve them.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in REGISTRARS + _optional_registrars():
+        register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return EXIT_BAD_INPUT
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except InternalError as err:
+        print(f"smq: internal error (please report it): {err.message}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except EngineError as err:
+        print(f"smq: {err.formatted()}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `smq compile ... | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
