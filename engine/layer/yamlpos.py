@@ -28,18 +28,18 @@ class Pos:
 
 
 class YMap(dict):
-    """A mapping with the position of itself, of each key and of each value."""
+    """A mapping with the position (a PyYAML mark or a Pos) of itself, of each key and of each value."""
 
-    pos: Pos
-    key_pos: dict[str, Pos]
-    value_pos: dict[str, Pos]
+    pos: Any
+    key_pos: dict[str, Any]
+    value_pos: dict[str, Any]
 
 
 class YSeq(list):
     """A sequence with the position of itself and of each item."""
 
-    pos: Pos
-    item_pos: list[Pos]
+    pos: Any
+    item_pos: list[Any]
 
 
 def _pos(mark: Any) -> Pos:
@@ -49,7 +49,7 @@ def _pos(mark: Any) -> Pos:
 def _construct(node: yaml.Node, path: str, scalars: yaml.constructor.SafeConstructor) -> Any:
     if isinstance(node, yaml.MappingNode):
         out = YMap()
-        out.pos, out.key_pos, out.value_pos = _pos(node.start_mark), {}, {}
+        out.pos, out.key_pos, out.value_pos = node.start_mark, {}, {}
         for key_node, value_node in node.value:
             # keys stay text: YAML 1.1 would read the spec's `on:` as the boolean true
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(_construct(key_node, path, scalars))
@@ -60,16 +60,34 @@ def _construct(node: yaml.Node, path: str, scalars: yaml.constructor.SafeConstru
                     location=Location(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1),
                 )
             out[key] = _construct(value_node, path, scalars)
-            out.key_pos[key] = _pos(key_node.start_mark)
-            out.value_pos[key] = _pos(value_node.start_mark)
+            out.key_pos[key] = key_node.start_mark  # marks become Pos only when an error needs them
+            out.value_pos[key] = value_node.start_mark
         return out
     if isinstance(node, yaml.SequenceNode):
         seq = YSeq(_construct(item, path, scalars) for item in node.value)
-        seq.pos = _pos(node.start_mark)
-        seq.item_pos = [_pos(item.start_mark) for item in node.value]
+        seq.pos = node.start_mark
+        seq.item_pos = [item.start_mark for item in node.value]
         return seq
-    # scalars: let the safe constructor resolve ints, bools, nulls, dates
-    return scalars.construct_object(node, deep=True)
+    return _scalar(node, scalars)
+
+
+_STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
+
+
+def _scalar(node: yaml.Node, scalars: yaml.constructor.SafeConstructor) -> Any:
+    """Scalars by their resolved tag; text is by far the most common, so it goes first."""
+    tag = node.tag
+    if tag == _STR:
+        return node.value
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return node.value.lower() in ("yes", "true", "on")
+    if tag == _INT:
+        return scalars.construct_yaml_int(node)
+    if tag == _FLOAT:
+        return scalars.construct_yaml_float(node)
+    return scalars.construct_object(node, deep=True)  # dates, binary...
 
 
 def load_yaml(path: Path, display: str) -> Any:
@@ -94,7 +112,7 @@ def load_yaml(path: Path, display: str) -> Any:
 
 def where(display: str, container: Any, key: Any = None, *, field: str | None = None, at_key: bool = False) -> Location:
     """Location of `container[key]` (its value, or its key with at_key) in a file."""
-    pos: Pos | None = None
+    pos: Any = None
     if isinstance(container, YMap):
         if key is not None and key in container.value_pos:
             pos = container.key_pos[key] if at_key else container.value_pos[key]
@@ -107,4 +125,6 @@ def where(display: str, container: Any, key: Any = None, *, field: str | None = 
             pos = container.pos
     if pos is None:
         return Location(display, 1, 1, field)
+    if not isinstance(pos, Pos):
+        pos = _pos(pos)
     return Location(display, pos.line, pos.column, field)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..plan.nodes import QueryPlan
+from .dialects import typed_null
 from .render import Renderer, col, ident
 
 
@@ -43,10 +44,12 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
             source = groups[0].id
         else:
             branches = []
+            owner = {a.id: g.id for g in groups for a in g.aggregates}
             for group in groups:
                 own = {a.id for a in group.aggregates}
                 projection = [col(k) for k in keys]
-                projection += [col(a) if a in own else exp.alias_(exp.Null(), a, quoted=True) for a in agg_ids]
+                projection += [col(a) if a in own else exp.alias_(typed_null(owner[a], a, renderer.dialect), a, quoted=True)
+                               for a in agg_ids]
                 branches.append(exp.Select(expressions=projection).from_(ident(group.id)))
             stacked = branches[0]
             for branch in branches[1:]:

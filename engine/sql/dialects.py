@@ -26,9 +26,7 @@ def _f(name: str, *args: exp.Expression) -> exp.Expression:
 
 def to_date(value: exp.Expression, dialect: str) -> exp.Expression:
     """A date/timestamp value as a plain DATE (the day it falls on)."""
-    if dialect == "sqlite":
-        return _f("DATE", value)
-    if dialect == "mysql":
+    if dialect in ("sqlite", "mysql", "bigquery"):
         return _f("DATE", value)
     return exp.Cast(this=value, to=exp.DataType.build("DATE"))
 
@@ -46,7 +44,8 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
             return _f("DATE", value, _lit("start of year"))
         # quarter: start of month, minus (month - 1) % 3 months
         month = exp.Cast(this=_f("STRFTIME", _lit("%m"), value), to=exp.DataType.build("INT"))
-        back = exp.Mod(this=exp.Paren(this=exp.Sub(this=month, expression=_num(1))), expression=_num(3))
+        # parenthesised: in SQLite || binds tighter than %
+        back = exp.Paren(this=exp.Mod(this=exp.Paren(this=exp.Sub(this=month, expression=_num(1))), expression=_num(3)))
         modifier = exp.DPipe(this=exp.DPipe(this=_lit("-"), expression=back), expression=_lit(" months"))
         return _f("DATE", value, _lit("start of month"), modifier)
     if dialect == "mysql":
@@ -61,6 +60,8 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
         if grain == "year":
             return year_start
         return exp.DateAdd(this=year_start, expression=exp.Sub(this=_f("QUARTER", value), expression=_num(1)), unit=exp.var("QUARTER"))
+    if grain == "day":
+        return to_date(value, dialect)
     if dialect == "bigquery":
         unit = "ISOWEEK" if grain == "week" else grain.upper()
         return _f("DATE_TRUNC", _f("DATE", value), exp.var(unit))
@@ -106,6 +107,18 @@ def date_literal(value: exp.Literal, type_: str, dialect: str) -> exp.Expression
     if dialect in ("sqlite", "mysql"):
         return value
     return exp.Cast(this=value, to=exp.DataType.build("DATE" if type_ == "date" else "TIMESTAMP"))
+
+
+def typed_null(cte: str, column: str, dialect: str) -> exp.Expression:
+    """A NULL with the type of `cte.column`, for the padding columns of a UNION ALL.
+
+    PostgreSQL types `NULL UNION ALL NULL` as text before it meets the numeric branch and then
+    refuses the union; a scalar subquery that returns no row is a NULL of the right type.
+    """
+    if dialect in ("postgres", "trino"):
+        probe = exp.Select(expressions=[exp.column(exp.to_identifier(column, quoted=True))]).from_(exp.to_identifier(cte, quoted=True))
+        return exp.Subquery(this=probe.where(exp.false(), copy=False))
+    return exp.Null()
 
 
 def float_division(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:

@@ -1,0 +1,160 @@
+"""Shared fixtures: the demo database loaded into every real engine the tests run on.
+
+SQLite and DuckDB are files in a temporary folder; PostgreSQL and MariaDB are the servers
+running on this machine (their own schema/database, dropped and reloaded per session);
+Snowflake is the fakesnow emulator (Snowflake SQL translated and run on DuckDB).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+DEMO_MODELS = ROOT / "semantic_models"
+
+PG_DSN = os.environ.get("SMQ_TEST_PG", "host=127.0.0.1 port=5432 user=postgres dbname=test")
+MYSQL = dict(host=os.environ.get("SMQ_TEST_MYSQL_HOST", "127.0.0.1"), port=3306, user="root", password="")
+
+Runner = Callable[[str], tuple[list[str], list[tuple]]]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-golden", action="store_true", help="rewrite golden SQL files from the compiler's output")
+
+
+@pytest.fixture(scope="session")
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden") or os.environ.get("SMQ_UPDATE_GOLDEN"))
+
+
+def normalize(value: Any) -> Any:
+    """One representation per value across drivers: ISO dates, floats, ints for booleans."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, int):
+        return value
+    return value
+
+
+def _fetch(cursor: Any) -> tuple[list[str], list[tuple]]:
+    columns = [d[0] for d in cursor.description]
+    return columns, [tuple(normalize(v) for v in row) for row in cursor.fetchall()]
+
+
+@pytest.fixture(scope="session")
+def demo_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    from service.demo.build import build_duckdb, build_sqlite
+
+    folder = tmp_path_factory.mktemp("demo")
+    return {"duckdb": build_duckdb(folder / "shop.duckdb"), "sqlite": build_sqlite(folder / "shop.sqlite")}
+
+
+@pytest.fixture(scope="session")
+def duckdb_runner(demo_files: dict[str, Path]) -> Iterator[Runner]:
+    import duckdb
+
+    conn = duckdb.connect(str(demo_files["duckdb"]), read_only=True)
+
+    def run(sql: str) -> tuple[list[str], list[tuple]]:
+        return _fetch(conn.cursor().execute(sql))
+
+    yield run
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def sqlite_runner(demo_files: dict[str, Path]) -> Iterator[Runner]:
+    conn = sqlite3.connect(f"file:{demo_files['sqlite']}?mode=ro", uri=True)
+
+    def run(sql: str) -> tuple[list[str], list[tuple]]:
+        return _fetch(conn.execute(sql))
+
+    yield run
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_runner() -> Iterator[Runner]:
+    psycopg = pytest.importorskip("psycopg")
+    from service.demo.build import load_into
+
+    try:
+        conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
+    except psycopg.OperationalError as exc:
+        pytest.skip(f"PostgreSQL not reachable at {PG_DSN}: {exc}")
+    load_into(conn, "postgres", schema="smq_engine_test")
+    conn.execute("SET search_path TO smq_engine_test")
+
+    def run(sql: str) -> tuple[list[str], list[tuple]]:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return _fetch(cur)
+
+    yield run
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def mysql_runner() -> Iterator[Runner]:
+    pymysql = pytest.importorskip("pymysql")
+    from service.demo.build import load_into
+
+    try:
+        conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5)
+    except pymysql.err.OperationalError as exc:
+        pytest.skip(f"MariaDB/MySQL not reachable at {MYSQL['host']}:3306: {exc}")
+    load_into(conn, "mysql", schema="smq_engine_test")
+    conn.select_db("smq_engine_test")
+
+    def run(sql: str) -> tuple[list[str], list[tuple]]:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return _fetch(cur)
+
+    yield run
+    conn.close()
+
+
+@pytest.fixture(scope="session")
+def snowflake_runner() -> Iterator[Runner]:
+    fakesnow = pytest.importorskip("fakesnow")
+    import snowflake.connector
+
+    from service.demo.build import load_into
+
+    with fakesnow.patch():
+        conn = snowflake.connector.connect(database="SMQ_TEST", schema="SHOP")
+        conn.cursor().execute("CREATE DATABASE IF NOT EXISTS SMQ_TEST")
+        conn.cursor().execute("CREATE SCHEMA IF NOT EXISTS SMQ_TEST.SHOP")
+        conn.cursor().execute("USE SCHEMA SMQ_TEST.SHOP")
+        load_into(conn, "snowflake")
+
+        def run(sql: str) -> tuple[list[str], list[tuple]]:
+            cur = conn.cursor()
+            cur.execute(sql)
+            return _fetch(cur)
+
+        yield run
+        conn.close()
+
+
+@pytest.fixture(scope="session")
+def runners(request: pytest.FixtureRequest) -> Callable[[str], Runner]:
+    """Lazily start the engine a test asks for by dialect name."""
+    names = {"duckdb": "duckdb_runner", "sqlite": "sqlite_runner", "postgres": "postgres_runner",
+             "mysql": "mysql_runner", "snowflake": "snowflake_runner"}
+    return lambda dialect: request.getfixturevalue(names[dialect])

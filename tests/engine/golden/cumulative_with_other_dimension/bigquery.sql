@@ -1,0 +1,42 @@
+WITH `f0_rows` AS (
+  SELECT
+    DATE(`orders`.order_date) AS `t`,
+    `orders`.channel AS `g1`,
+    `orders`.order_id AS `i0`
+  FROM orders AS `orders`
+), `f0_periods` AS (
+  SELECT DISTINCT
+    DATE_TRUNC(DATE(`spine`.`date_day`), YEAR) AS `period`
+  FROM time_spine AS `spine`
+  WHERE
+    `spine`.`date_day` >= (
+      SELECT
+        MIN(`t`)
+      FROM `f0_rows`
+    )
+    AND `spine`.`date_day` <= (
+      SELECT
+        MAX(`t`)
+      FROM `f0_rows`
+    )
+), `f0` AS (
+  SELECT
+    `p`.`period` AS `g0`,
+    `r`.`g1` AS `g1`,
+    COUNT(`r`.`i0`) AS `a0`
+  FROM `f0_periods` AS `p`
+  INNER JOIN `f0_rows` AS `r`
+    ON `r`.`t` < DATE_ADD(`p`.`period`, INTERVAL 1 YEAR)
+    AND `r`.`t` >= DATE_TRUNC(DATE(DATE_ADD(DATE_ADD(`p`.`period`, INTERVAL 1 YEAR), INTERVAL -1 DAY)), YEAR)
+  GROUP BY
+    `p`.`period`,
+    `r`.`g1`
+)
+SELECT
+  `m`.`g0` AS `OrdersModel__orderDate__year`,
+  `m`.`g1` AS `OrdersModel__channel`,
+  `m`.`a0` AS `ordersYearToDate`
+FROM `f0` AS `m`
+ORDER BY
+  `OrdersModel__orderDate__year` ASC NULLS LAST,
+  `OrdersModel__channel` ASC NULLS LAST
