@@ -96,8 +96,9 @@ def postgres_runner() -> Iterator[Runner]:
         conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:
         pytest.skip(f"PostgreSQL not reachable at {PG_DSN}: {exc}")
-    load_into(conn, "postgres", schema="smq_engine_test")
-    conn.execute("SET search_path TO smq_engine_test")
+    schema = f"smq_engine_test_{os.getpid()}"  # concurrent test runs must not share tables
+    load_into(conn, "postgres", schema=schema)
+    conn.execute(f"SET search_path TO {schema}")
 
     def run(sql: str) -> tuple[list[str], list[tuple]]:
         with conn.cursor() as cur:
@@ -105,6 +106,7 @@ def postgres_runner() -> Iterator[Runner]:
             return _fetch(cur)
 
     yield run
+    conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
     conn.close()
 
 
@@ -117,8 +119,9 @@ def mysql_runner() -> Iterator[Runner]:
         conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5)
     except pymysql.err.OperationalError as exc:
         pytest.skip(f"MariaDB/MySQL not reachable at {MYSQL['host']}:3306: {exc}")
-    load_into(conn, "mysql", schema="smq_engine_test")
-    conn.select_db("smq_engine_test")
+    schema = f"smq_engine_test_{os.getpid()}"
+    load_into(conn, "mysql", schema=schema)
+    conn.select_db(schema)
 
     def run(sql: str) -> tuple[list[str], list[tuple]]:
         with conn.cursor() as cur:
@@ -126,6 +129,8 @@ def mysql_runner() -> Iterator[Runner]:
             return _fetch(cur)
 
     yield run
+    with conn.cursor() as cur:
+        cur.execute(f"DROP DATABASE IF EXISTS {schema}")
     conn.close()
 
 
