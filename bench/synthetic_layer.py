@@ -16,15 +16,15 @@ def write_synthetic_layer(root: Path, n_models: int = 1000, name: str = "synthet
     joins = ["joins:"]
     for i in range(n_models):
         dims = "\n".join(
-            f"  - {{name: attr{j}, type: string, expr: attr_{j}, description: Attribute {j} of table {i}.}}" for j in range(8)
+            f"  - {{name: attr{j}, type: string, expr: attr_{i}_{j}, description: Attribute {j} of table {i}.}}" for j in range(8)
         )
         measures = "\n".join(
-            f"  - {{name: amount{j}, agg: sum, expr: 'amount_{j} * (1 - COALESCE(discount_{j}, 0))', description: Amount {j}.}}"
+            f"  - {{name: amount{j}, agg: sum, expr: 'amount_{i}_{j} * (1 - COALESCE(discount_{i}_{j}, 0))', description: Amount {j}.}}"
             for j in range(5)
         )
         (folder / "models" / f"m{i:04d}.yml").write_text(
             f"name: Model{i}\ndescription: Generated table number {i}.\ntable: SCHEMA_{i % 7}.TABLE_{i}\nprimary_key: id\n"
-            f"dimensions:\n  - {{name: createdAt, type: date, expr: CAST(created_at AS DATE), description: Creation day.}}\n{dims}\n"
+            f"dimensions:\n  - {{name: createdAt, type: date, expr: CAST(created_at_{i} AS DATE), description: Creation day.}}\n{dims}\n"
             f"measures:\n  - {{name: rowCount, agg: count, description: Rows.}}\n{measures}\n"
             f"metrics:\n  - {{name: ratio{i}, type: ratio, numerator: Model{i}__amount0, denominator: Model{i}__rowCount}}\n"
         )

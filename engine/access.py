@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from .errors import QueryError
+from .errors import QueryError, nearest
 from .layer.joins import JoinGraph, Path
 from .layer.model import Role, SemanticLayer
 from .smq.filters import parse_filter, substitute, wrap
@@ -87,3 +87,82 @@ def _qualify(node: exp.Expression, alias: str) -> exp.Expression:
         c.set("db", None)
         c.set("catalog", None)
     return out
+
+
+def _table_key(table: exp.Table) -> tuple[str, ...]:
+    return tuple(p.name.lower() for p in table.parts)
+
+
+def _matches(ref: tuple[str, ...], physical: tuple[str, ...]) -> bool:
+    """`orders` matches `shop.main.orders`; a qualified reference must agree on every part it gives."""
+    n = min(len(ref), len(physical))
+    return ref[-n:] == physical[-n:]
+
+
+def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGraph, role: Role | None) -> exp.Expression:
+    """Raw read-only SQL as a role may run it: restricted tables replaced by their filtered subqueries.
+
+    Refused (QueryError) when it cannot be made safe: a table outside the layer, a CTE that shadows a
+    restricted table, a row-filtered derived model, or columns behind a hidden element.
+    """
+    if role is None or (not role.row_filters and not role.hidden):
+        return tree
+    tree = tree.copy()
+    sources = restricted_sources(layer, graph, role)
+    physical: list[tuple[tuple[str, ...], str]] = [
+        (_table_key(m.source), m.name) for m in layer.models.values() if isinstance(m.source, exp.Table)
+    ]
+    if layer.time_spine is not None:
+        physical.append((_table_key(layer.time_spine.table_node), ""))
+    derived = [name for name in sources if not isinstance(layer.models[name].source, exp.Table)]
+    if derived:
+        raise QueryError(f"raw SQL is not available to role '{role.name}': its row filters restrict the derived model(s) "
+                         f"{', '.join(derived)}; use an SMQ instead", code="raw_sql_refused")
+    cte_names = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    hidden_columns = _hidden_columns(layer, role)
+    for table in list(tree.find_all(exp.Table)):
+        key = _table_key(table)
+        if len(key) == 1 and key[0] in cte_names:
+            if any(_matches(key, p) for p, model in physical if model in sources):
+                raise QueryError(f"a CTE named '{table.name}' shadows a restricted table; rename the CTE", code="raw_sql_refused")
+            continue
+        match = next((model for p, model in physical if _matches(key, p)), None)
+        if match is None:
+            if role.row_filters:
+                raise QueryError(f"table '{table.sql()}' is not part of database '{layer.name}' and role '{role.name}' may only read "
+                                 "the layer's tables", code="raw_sql_refused",
+                                 suggestions=nearest(table.name, [p[-1] for p, _ in physical]))
+            continue
+        if match in hidden_columns:
+            _refuse_hidden(tree, table, hidden_columns[match], role)
+        if match in sources:
+            alias = table.alias_or_name
+            replacement = sources[match].copy()
+            replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=table.args.get("alias") is None and
+                                                                                 table.this.quoted)))
+            table.replace(replacement)
+    return tree
+
+
+def _hidden_columns(layer: SemanticLayer, role: Role) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for name in role.hidden:
+        model_name, _, element = name.partition("__")
+        model = layer.models.get(model_name)
+        item = model.element(element) if model else None
+        node = getattr(item, "node", None)
+        if node is not None:
+            out.setdefault(model_name, set()).update(c.name.lower() for c in ([node] if isinstance(node, exp.Column) else node.find_all(exp.Column)))
+    return out
+
+
+def _refuse_hidden(tree: exp.Expression, table: exp.Table, columns: set[str], role: Role) -> None:
+    for star in tree.find_all(exp.Star):
+        parent = star.parent
+        qualifier = parent.table if isinstance(parent, exp.Column) else ""
+        if not qualifier or qualifier.lower() in (table.alias_or_name.lower(), table.name.lower()):
+            raise QueryError(f"role '{role.name}' may not select * from {table.name}: it holds hidden columns; name the columns",
+                             code="raw_sql_refused")
+    for column in tree.find_all(exp.Column):
+        if column.name.lower() in columns:
+            raise QueryError(f"column '{column.name}' is hidden from role '{role.name}'", code="raw_sql_refused")

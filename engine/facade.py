@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections import OrderedDict
@@ -201,7 +202,13 @@ def database_dirs(root: Path) -> list[Path]:
 
 def load_layer(directory: str | Path) -> Layer:
     """One database folder; raises LayerValidationError with every problem of it."""
-    return Layer(build_layer(Path(directory)))
+    enabled = gc.isenabled()
+    gc.disable()  # see build_layer: bulk creation of long-lived objects
+    try:
+        return Layer(build_layer(Path(directory)))
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def load_layers(models_dir: str | Path | None = None) -> Layers:

@@ -26,9 +26,13 @@ class ExprError(ValueError):
 
 
 @lru_cache(maxsize=64)
+def _dialect(name: str) -> Dialect:
+    return Dialect.get_or_raise(name)
+
+
+@lru_cache(maxsize=64)
 def _keywords(dialect: str) -> frozenset[str]:
-    d = Dialect.get_or_raise(dialect)
-    return frozenset(k.upper() for k in d.tokenizer_class.KEYWORDS)
+    return frozenset(k.upper() for k in _dialect(dialect).tokenizer_class.KEYWORDS)
 
 
 def check_dialect(dialect: str) -> str | None:
@@ -48,9 +52,12 @@ def parse_expression(text: str, dialect: str) -> exp.Expression:
     if _IDENT.match(stripped) and stripped.upper() not in _keywords(dialect):
         return exp.column(stripped)
     try:
-        node = sqlglot.parse_one(stripped, read=dialect)
+        parsed = _dialect(dialect).parse(stripped)
     except (ParseError, TokenError) as exc:
         raise ExprError(_parse_message(exc), _parse_column(exc)) from None
+    if len(parsed) != 1:
+        raise ExprError("expected one SQL expression, not several statements")
+    node = parsed[0]
     if node is None:
         raise ExprError("expected a SQL expression")
     if isinstance(node, exp.Alias):
@@ -77,7 +84,7 @@ def parse_table(text: str, dialect: str) -> exp.Table:
     if not isinstance(text, str) or not text.strip():
         raise ExprError("expected a table name")
     try:
-        table = exp.to_table(text.strip(), dialect=dialect)
+        table = exp.to_table(text.strip(), dialect=_dialect(dialect))
     except (ParseError, TokenError, ValueError) as exc:
         raise ExprError(f"not a table name: {exc}") from None
     if not isinstance(table, exp.Table) or not table.name:
