@@ -1,0 +1,202 @@
+"""The one interface every backend implements, and the pieces they share.
+
+An executor runs one read-only query and returns JSON-safe rows. Every backend enforces the
+same three things so callers never care which engine they talk to:
+
+* the read-only guard runs first, and the connection itself is read-only too (two locks);
+* at most ``max_rows`` rows come back, ``truncated`` says whether more existed;
+* a per-query timeout really cancels the query on the engine, and the connection stays usable.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import datetime as dt
+import math
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any, Protocol, runtime_checkable
+
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.tokens import TokenType
+
+DEFAULT_MAX_ROWS = 10_000
+DEFAULT_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """Rows of one query, JSON-safe (see ``to_json_value``), capped at the caller's max_rows."""
+
+    columns: list[str]
+    rows: list[list]
+    truncated: bool  # the query had more rows than max_rows
+    elapsed_ms: float
+    row_count: int  # rows returned here, i.e. len(rows)
+
+    def to_dict(self) -> dict:
+        return {
+            "columns": self.columns,
+            "rows": self.rows,
+            "truncated": self.truncated,
+            "elapsed_ms": self.elapsed_ms,
+            "row_count": self.row_count,
+        }
+
+
+@runtime_checkable
+class Executor(Protocol):
+    """Runs read-only SQL on one database."""
+
+    backend: str  # sqlite | duckdb | postgres | mysql | snowflake | bigquery
+    dialect: str  # the sqlglot dialect the SQL is written in
+
+    def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        """Guard, run, cap and time one query; raise ExecutionError / QueryTimeout / ReadOnlyViolation."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; the executor is unusable afterwards."""
+        ...
+
+
+def to_json_value(value: Any) -> Any:
+    """One database value as a JSON-safe Python value.
+
+    Rules (the same for every backend, so results compare across engines):
+    * None, bool, int, str stay as they are (bool is checked before int: it stays a bool).
+    * float stays a float; NaN and +/-Infinity become None (JSON has no such numbers).
+    * Decimal becomes a JSON number: an int when written without fractional digits
+      (``Decimal('12')``, exact at any size), otherwise a float (about 15-17 significant digits
+      kept: enough for reporting, not for accounting); NaN/Infinity become None.
+    * datetime, date, time become ISO 8601 strings (``2024-01-31T12:00:00+00:00`` keeps the offset
+      of aware values; naive values have none); timedelta becomes an ISO 8601 duration
+      (``P1DT2H3M4.5S``, negative as ``-P...``).
+    * bytes, bytearray, memoryview become **base64** strings (standard alphabet, padded).
+    * UUID becomes its canonical string; lists, tuples and sets become lists; dicts become dicts
+      with string keys (DuckDB LIST/STRUCT/MAP, PostgreSQL arrays and JSON, BigQuery records).
+    * anything else becomes ``str(value)`` (IP addresses, enums, ranges).
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return None
+        exponent = value.as_tuple().exponent
+        return int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):
+        return _iso_duration(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, dict):
+        return {str(k): to_json_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [to_json_value(v) for v in value]
+    return str(value)
+
+
+def _iso_duration(delta: dt.timedelta) -> str:
+    sign = "-" if delta < dt.timedelta(0) else ""
+    delta = abs(delta)
+    hours, rest = divmod(delta.seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    secs = seconds + delta.microseconds / 1_000_000
+    secs_text = f"{secs:.6f}".rstrip("0").rstrip(".")
+    days = f"{delta.days}D" if delta.days else ""
+    clock = "".join(f"{n}{u}" for n, u in ((hours, "H"), (minutes, "M")) if n) + (f"{secs_text}S" if secs else "")
+    if not days and not clock:
+        return "PT0S"
+    return f"{sign}P{days}" + (f"T{clock}" if clock else "")
+
+
+def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int, started: float) -> QueryResult:
+    """Build the capped, JSON-safe result; ``rows`` may hold max_rows + 1 rows (the probe row)."""
+    kept: list[list] = []
+    truncated = False
+    for row in rows:
+        if len(kept) >= max_rows:
+            truncated = True
+            break
+        kept.append([to_json_value(v) for v in row])
+    elapsed = round((time.perf_counter() - started) * 1000, 3)
+    return QueryResult(list(columns), kept, truncated, elapsed, len(kept))
+
+
+def check_limits(max_rows: int, timeout_s: float) -> None:
+    """Refuse nonsense limits early: they are caller bugs, not database errors."""
+    if max_rows < 0:
+        raise ValueError(f"max_rows must be >= 0, got {max_rows}")
+    if not timeout_s > 0:
+        raise ValueError(f"timeout_s must be > 0, got {timeout_s}")
+
+
+def strip_trailing_semicolons(sql: str, dialect: str) -> str:
+    """The SQL up to its last real token, so drivers that wrap it (DECLARE ... CURSOR FOR) work.
+
+    Trailing semicolons and comments go; everything else is passed through byte for byte.
+    """
+    tokens = [t for t in Dialect.get_or_raise(dialect).tokenize(sql) if t.token_type != TokenType.SEMICOLON]
+    return sql[: tokens[-1].end + 1] if tokens else sql
+
+
+class CancelTimer:
+    """Calls ``cancel`` from a timer thread once ``timeout_s`` has passed, unless stopped first.
+
+    Used as a context manager around the blocking database call; ``fired`` tells afterwards
+    whether the error the driver raised comes from our cancellation (then it is a QueryTimeout).
+    """
+
+    def __init__(self, timeout_s: float, cancel: Callable[[], Any]) -> None:
+        self.fired = False
+        self._cancel = cancel
+        self._done = False
+        self._lock = threading.Lock()  # no cancel may land after __exit__ (on the next query)
+        self._timer = threading.Timer(timeout_s, self._fire)
+        self._timer.daemon = True
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.fired = True
+            with contextlib.suppress(Exception):  # cancelling a finished query may fail; nothing to do
+                self._cancel()
+
+    def __enter__(self) -> CancelTimer:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+
+
+def timeout_message(timeout_s: float) -> str:
+    return f"the query was cancelled after {timeout_s:g} s (timeout); simplify it, add filters or a LIMIT"
+
+
+def import_driver(module: str, package: str) -> Any:
+    """Import a backend's driver on first use, so only the backends a deployment uses need installing."""
+    import importlib
+
+    from .errors import BackendUnavailable
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise BackendUnavailable(
+            f"the Python package '{package}' is needed for this backend but is not installed "
+            f"({error}); install it with: pip install {package}"
+        ) from None

@@ -1,0 +1,92 @@
+"""What the read-only guard refuses inside an otherwise valid SELECT, kept as data in one place.
+
+A SELECT can still read files, reach the network, run other SQL, sleep or take locks through
+functions and table functions. Each entry names why it is refused; the reason is shown to the
+user ("function read_csv is not allowed (file access)"). Names are lower case and compared
+case-insensitively, whatever the dialect: a name denied for one engine is harmless to deny on
+another, where it does not exist anyway.
+"""
+
+from __future__ import annotations
+
+import re
+
+FILE = "file access"
+NETWORK = "network access"
+DYNAMIC_SQL = "runs other SQL"
+SIDE_EFFECT = "side effects"
+RESOURCE = "resource use"
+SYSTEM = "system access"
+
+DENIED_FUNCTIONS: dict[str, str] = {
+    # DuckDB readers and scanners (also as table functions: FROM read_csv('x'))
+    "read_csv": FILE, "read_csv_auto": FILE, "read_parquet": FILE, "parquet_scan": FILE,
+    "read_json": FILE, "read_json_auto": FILE, "read_json_objects": FILE, "read_ndjson": FILE,
+    "read_ndjson_auto": FILE, "read_ndjson_objects": FILE, "read_text": FILE, "read_blob": FILE,
+    "read_xlsx": FILE, "glob": FILE, "sniff_csv": FILE, "iceberg_scan": FILE, "delta_scan": FILE,
+    "sqlite_scan": FILE, "sqlite_attach": FILE, "to_file": FILE,
+    "postgres_scan": NETWORK, "postgres_attach": NETWORK, "postgres_query": NETWORK,
+    "postgres_execute": NETWORK, "mysql_query": NETWORK, "mysql_execute": NETWORK,
+    "http_get": NETWORK, "http_post": NETWORK, "load_aws_credentials": NETWORK,
+    "query": DYNAMIC_SQL, "query_table": DYNAMIC_SQL, "getenv": SYSTEM,
+    "duckdb_secrets": SYSTEM, "which_secret": SYSTEM,
+    # PostgreSQL
+    "pg_read_file": FILE, "pg_read_binary_file": FILE, "pg_ls_dir": FILE, "pg_stat_file": FILE,
+    "lo_import": FILE, "lo_export": FILE, "lo_from_bytea": SIDE_EFFECT, "lo_put": SIDE_EFFECT,
+    "lo_create": SIDE_EFFECT, "lo_creat": SIDE_EFFECT, "lo_unlink": SIDE_EFFECT,
+    "dblink": NETWORK, "dblink_exec": NETWORK, "dblink_connect": NETWORK,
+    "dblink_send_query": NETWORK,
+    "pg_sleep": RESOURCE, "pg_sleep_for": RESOURCE, "pg_sleep_until": RESOURCE,
+    "query_to_xml": DYNAMIC_SQL, "query_to_xml_and_xmlschema": DYNAMIC_SQL,
+    "query_to_xmlschema": DYNAMIC_SQL, "cursor_to_xml": DYNAMIC_SQL,
+    "table_to_xml": DYNAMIC_SQL, "schema_to_xml": DYNAMIC_SQL, "database_to_xml": DYNAMIC_SQL,
+    "set_config": SIDE_EFFECT, "nextval": SIDE_EFFECT, "setval": SIDE_EFFECT,
+    "pg_notify": SIDE_EFFECT, "pg_terminate_backend": SYSTEM, "pg_cancel_backend": SYSTEM,
+    "pg_reload_conf": SYSTEM, "pg_rotate_logfile": SYSTEM, "pg_switch_wal": SYSTEM,
+    "pg_promote": SYSTEM, "pg_create_restore_point": SYSTEM, "pg_logical_emit_message": SIDE_EFFECT,
+    # MySQL / MariaDB
+    "load_file": FILE, "sleep": RESOURCE, "benchmark": RESOURCE, "get_lock": SIDE_EFFECT,
+    "release_lock": SIDE_EFFECT, "release_all_locks": SIDE_EFFECT, "sys_exec": SYSTEM,
+    "sys_eval": SYSTEM, "master_pos_wait": RESOURCE, "source_pos_wait": RESOURCE,
+    # SQLite (CLI / extension functions)
+    "load_extension": SYSTEM, "readfile": FILE, "writefile": FILE, "edit": SYSTEM,
+    "fsdir": FILE, "lsdir": FILE, "zipfile": FILE, "fts3_tokenizer": SYSTEM,
+    # Snowflake
+    "infer_schema": FILE, "get_presigned_url": FILE, "build_scoped_file_url": FILE,
+    "build_stage_file_url": FILE, "get_stage_location": FILE, "result_scan": DYNAMIC_SQL,
+    # BigQuery
+    "external_query": NETWORK, "external_object_transform": FILE,
+}
+
+# Families denied by prefix: every member is dangerous and new ones keep appearing.
+DENIED_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("read_", FILE),             # DuckDB readers (read_csv, read_xlsx, read_json_objects_auto ...)
+    ("parquet_", FILE),          # parquet_scan, parquet_metadata, parquet_schema ...
+    ("pg_ls_", FILE),            # pg_ls_dir, pg_ls_logdir, pg_ls_waldir, pg_ls_tmpdir ...
+    ("pg_read_", FILE),
+    ("pg_file_", FILE),          # adminpack: pg_file_write, pg_file_rename, pg_file_unlink
+    ("lo_", FILE),               # PostgreSQL large objects
+    ("dblink", NETWORK),
+    ("pg_advisory", SIDE_EFFECT),
+    ("pg_try_advisory", SIDE_EFFECT),
+    ("system$", SYSTEM),         # Snowflake SYSTEM$WAIT, SYSTEM$... functions
+)
+
+# A table name that is really a file or URL: DuckDB's replacement scans read `FROM 'x.csv'`
+# (sqlglot turns the string into a quoted identifier), and Snowflake's `FROM @stage/path`.
+FILE_LIKE_TABLE = re.compile(
+    r"[/\\*?]|://|^@|^~|\.(csv|tsv|txt|parquet|json|jsonl|ndjson|gz|zst|xlsx?|arrow|avro|orc"
+    r"|db|duckdb|sqlite3?)$",
+    re.IGNORECASE,
+)
+
+
+def denied_function_reason(name: str) -> str | None:
+    """Why a function (or table function) of that name is refused, or None when it is allowed."""
+    lowered = name.lower()
+    if lowered in DENIED_FUNCTIONS:
+        return DENIED_FUNCTIONS[lowered]
+    for prefix, reason in DENIED_PREFIXES:
+        if lowered.startswith(prefix):
+            return reason
+    return None

@@ -1,0 +1,147 @@
+"""The read-only guard: exactly one SELECT (or set operation, or WITH ... SELECT), nothing else.
+
+It is the first of two locks: every executor has a second one of the engine's own (a read-only
+file, connection or transaction; BigQuery's dry-run statement type; for Snowflake, which has no
+read-only mode, a SELECT-only role), so a query the guard misses still cannot write. The guard
+exists because a read-only connection does not stop file reads (DuckDB's ``read_csv``), network
+calls (``dblink``) or sleeps, and because its refusals name exactly what was refused, which an
+agent can act on.
+
+The parsed tree is returned so that callers can inspect or rewrite it (table names for access
+policies) without parsing twice.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError, TokenError
+from sqlglot.tokens import TokenType
+
+from engine.errors import Location
+
+from .denylist import FILE, FILE_LIKE_TABLE, denied_function_reason
+from .errors import ReadOnlyViolation, SqlSyntaxError
+
+ONLY = "only one SELECT or WITH query is"
+
+# Statement node types, mapped to the keyword shown in the refusal. Looked up by name so that a
+# sqlglot release that drops or renames one does not break the import.
+_STATEMENT_KEYWORDS: dict[str, str] = {
+    "Insert": "INSERT", "Update": "UPDATE", "Delete": "DELETE", "Merge": "MERGE",
+    "Create": "CREATE", "Drop": "DROP", "Alter": "ALTER", "TruncateTable": "TRUNCATE",
+    "Copy": "COPY", "Pragma": "PRAGMA", "Attach": "ATTACH", "Detach": "DETACH",
+    "Install": "INSTALL", "Set": "SET", "Grant": "GRANT", "Revoke": "REVOKE", "Use": "USE",
+    "Transaction": "BEGIN", "Commit": "COMMIT", "Rollback": "ROLLBACK", "Put": "PUT",
+    "ListStage": "LIST", "Declare": "DECLARE", "Analyze": "ANALYZE", "Describe": "DESCRIBE",
+    "Summarize": "SUMMARIZE", "Kill": "KILL", "Cache": "CACHE", "Uncache": "UNCACHE",
+    "LoadData": "LOAD DATA", "Refresh": "REFRESH", "Export": "EXPORT", "Values": "VALUES",
+    "Pivot": "PIVOT",
+}
+_STATEMENT_TYPES: tuple[type[exp.Expression], ...] = tuple(
+    getattr(exp, name) for name in _STATEMENT_KEYWORDS if hasattr(exp, name)
+) + (exp.Command, exp.DML, exp.DDL)
+# Values and Pivot are fine inside a query (FROM (VALUES ...), PIVOT clauses), not as statements.
+_NESTED_OK: tuple[type[exp.Expression], ...] = tuple(
+    getattr(exp, name) for name in ("Values", "Pivot") if hasattr(exp, name)
+)
+_SEMICOLON: tuple[type, ...] = (exp.Semicolon,) if hasattr(exp, "Semicolon") else ()
+_TOKEN_REPR = re.compile(r"<Token token_type: [^>]*?, text: (.*?), line: [^>]*>")
+_QUERY_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN, TokenType.FROM}
+
+
+def check_read_only(sql: str, dialect: str) -> exp.Expression:
+    """Parse ``sql`` and return its tree if it is one read-only query; raise otherwise.
+
+    Raises ``ReadOnlyViolation`` (code ``not_read_only``) saying what was refused, or
+    ``SqlSyntaxError`` (code ``sql_syntax``) with sqlglot's line and column.
+    """
+    try:
+        parsed = sqlglot.parse(sql, read=dialect)
+        # a trailing comment after the last ';' comes back as a Semicolon node: not a statement
+        statements = [s for s in parsed if s is not None and not isinstance(s, _SEMICOLON)]
+    except (ParseError, TokenError) as error:
+        raise _unparseable(sql, dialect, error) from None
+    if not statements:
+        raise ReadOnlyViolation(f"the query is empty; {ONLY} expected")
+    if len(statements) > 1:
+        raise ReadOnlyViolation(f"multiple statements are not allowed (found {len(statements)}); {ONLY}")
+    tree = statements[0]
+    _check_top_level(tree, sql)
+    for node in tree.walk():
+        _check_node(node)
+    return cast(exp.Expression, tree)
+
+
+def _check_top_level(tree: exp.Expr, sql: str) -> None:
+    query = tree
+    while isinstance(query, exp.Subquery):
+        query = query.this
+    if isinstance(query, (exp.Select, exp.SetOperation)):
+        return
+    raise ReadOnlyViolation(f"{_keyword(query, sql)} statements are not allowed; {ONLY}")
+
+
+def _check_node(node: exp.Expr) -> None:
+    if isinstance(node, _STATEMENT_TYPES) and not isinstance(node, _NESTED_OK):
+        where = "inside a WITH clause (data-modifying CTE)" if node.find_ancestor(exp.CTE) else "inside a query"
+        raise ReadOnlyViolation(f"{_keyword(node, '')} {where} is not allowed; {ONLY}")
+    if isinstance(node, exp.Into):
+        raise ReadOnlyViolation(f"SELECT ... INTO is not allowed (it writes a table or file); {ONLY}")
+    if isinstance(node, exp.Lock):
+        kind = "FOR UPDATE" if node.args.get("update") else "FOR SHARE"
+        raise ReadOnlyViolation(f"locking clause {kind} is not allowed; {ONLY}")
+    if isinstance(node, exp.Func):
+        for name in _function_names(node):
+            reason = denied_function_reason(name)
+            if reason:
+                raise ReadOnlyViolation(f"function {name} is not allowed ({reason})")
+    if isinstance(node, exp.Table):
+        for part in (p.name for p in node.parts if isinstance(p, (exp.Identifier, exp.Var))):
+            if part and FILE_LIKE_TABLE.search(part):
+                raise ReadOnlyViolation(f"table name '{part}' looks like a file, URL or stage and is not allowed ({FILE})")
+
+
+def _function_names(node: exp.Func) -> list[str]:
+    """The names a call may be written as: the written name for unknown functions, else sqlglot's."""
+    if isinstance(node, exp.Anonymous):
+        return [node.name.lower()]
+    return [name.lower() for name in type(node).sql_names()]
+
+
+def _keyword(node: exp.Expr, sql: str) -> str:
+    """The statement keyword shown in a refusal: DELETE, EXPLAIN, CALL ..."""
+    if isinstance(node, exp.Command):
+        return str(node.this).upper()
+    for cls in type(node).__mro__:
+        if cls.__name__ in _STATEMENT_KEYWORDS:
+            return _STATEMENT_KEYWORDS[cls.__name__]
+    words = sql.split()
+    return words[0].upper() if words else type(node).__name__.upper()
+
+
+def _unparseable(sql: str, dialect: str, error: Exception) -> ReadOnlyViolation | SqlSyntaxError:
+    """The refusal for SQL sqlglot cannot parse: a forbidden statement when that is clear, else syntax."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except Exception:  # noqa: BLE001 - untokenizable SQL is a syntax error, reported below
+        tokens = []
+    if tokens and tokens[0].token_type not in _QUERY_TOKENS:
+        return ReadOnlyViolation(f"{tokens[0].text.upper()} statements are not allowed; {ONLY}")
+    if any(t.token_type == TokenType.SEMICOLON for t in tokens[:-1]):
+        return ReadOnlyViolation(f"multiple statements are not allowed; {ONLY}")
+    if any(t.token_type == TokenType.INTO for t in tokens):
+        return ReadOnlyViolation(f"SELECT ... INTO is not allowed (it writes a table or file); {ONLY}")
+    detail = error.errors[0] if isinstance(error, ParseError) and error.errors else {}
+    line, column = detail.get("line"), detail.get("col")
+    description = detail.get("description") or str(error).splitlines()[0]
+    description = _TOKEN_REPR.sub(lambda m: repr(m.group(1)), description)
+    at = f" at line {line}, column {column}" if line else ""
+    return SqlSyntaxError(
+        f"cannot parse the SQL as {dialect}{at}: {description}",
+        location=Location(field="sql", line=line, column=column),
+    )

@@ -1,0 +1,132 @@
+"""What one backend does beyond the shared contract: its own locks, limits and wire behaviour."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import Backend, bigquery_backend, duckdb_backend, mysql_backend, postgres_backend, sqlite_backend
+
+
+@pytest.fixture(scope="module")
+def duck(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backend]:
+    backend = duckdb_backend(tmp_path_factory.mktemp("duck"))
+    yield backend
+    backend.executor.close()
+
+
+@pytest.fixture(scope="module")
+def pg() -> Iterator[Backend]:
+    backend = postgres_backend()
+    yield backend
+    backend.executor.close()
+    for step in backend.cleanup:
+        step()
+
+
+@pytest.fixture(scope="module")
+def my() -> Iterator[Backend]:
+    backend = mysql_backend()
+    yield backend
+    backend.executor.close()
+    for step in backend.cleanup:
+        step()
+
+
+@pytest.fixture(scope="module")
+def bq() -> Iterator[Backend]:
+    backend = bigquery_backend()
+    yield backend
+    backend.executor.close()
+
+
+def test_duckdb_cannot_touch_files_even_around_the_guard(duck: Backend, tmp_path: Path) -> None:
+    (tmp_path / "secret.csv").write_text("a\n1\n")
+    raw = duck.executor._db.cursor()  # type: ignore[attr-defined]
+    with pytest.raises(Exception, match="file system operations are disabled"):
+        raw.execute(f"SELECT * FROM read_csv('{tmp_path / 'secret.csv'}')")
+    with pytest.raises(Exception, match="configuration has been locked"):
+        raw.execute("SET enable_external_access = true")
+
+
+def test_sqlite_cannot_attach_even_around_the_guard(tmp_path: Path) -> None:
+    backend = sqlite_backend(tmp_path)
+    conn = backend.executor._pool.acquire()  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(Exception, match="too many attached databases"):
+            conn.execute(f"ATTACH '{tmp_path / 'other.db'}' AS other")
+    finally:
+        backend.executor._pool.release(conn)  # type: ignore[attr-defined]
+        backend.executor.close()
+
+
+def test_sqlite_one_statement_per_call_even_around_the_guard(tmp_path: Path) -> None:
+    backend = sqlite_backend(tmp_path)
+    conn = backend.executor._pool.acquire()  # type: ignore[attr-defined]
+    try:
+        with pytest.raises(Exception, match="one statement at a time"):
+            conn.execute("SELECT 1; DELETE FROM items")
+    finally:
+        backend.executor._pool.release(conn)  # type: ignore[attr-defined]
+        backend.executor.close()
+
+
+def test_postgres_fetches_only_what_it_keeps(pg: Backend) -> None:
+    started = time.monotonic()
+    sql = "SELECT a.g, 'a%b{c}' AS s FROM generate_series(1, 10000) AS a(g), generate_series(1, 10000) AS b(g);"
+    result = pg.executor.execute(sql, max_rows=5)
+    assert time.monotonic() - started < 3  # a server-side cursor: the 100M rows are never sent
+    assert result.rows == [[1, "a%b{c}"]] * 5 and result.truncated
+
+
+def test_postgres_errors_carry_the_server_hint(pg: Backend) -> None:
+    from service.executors.errors import ExecutionError
+
+    with pytest.raises(ExecutionError) as caught:
+        pg.executor.execute("SELECT nam FROM items")
+    assert 'column "nam" does not exist' in caught.value.message
+    assert "HINT:" in caught.value.message and "name" in caught.value.message
+
+
+def test_mysql_explicit_limit_larger_than_max_rows(my: Backend) -> None:
+    started = time.monotonic()
+    result = my.executor.execute("SELECT a.n FROM seq a, seq b, seq c ORDER BY NULL LIMIT 900000000", max_rows=5)
+    assert result.row_count == 5 and result.truncated
+    assert time.monotonic() - started < 5  # KILL QUERY stopped it: only what was in flight is read
+    for _ in range(5):  # the connection is clean for the next queries
+        assert my.executor.execute("SELECT count(*) AS c FROM seq").rows == [[1000]]
+
+
+def test_mysql_server_caps_rows_without_a_limit(my: Backend) -> None:
+    result = my.executor.execute("SELECT a.n FROM seq a, seq b", max_rows=3)  # 1M rows unless capped
+    assert result.row_count == 3 and result.truncated
+
+
+def test_mysql_replaces_a_connection_the_server_dropped(my: Backend) -> None:
+    conn = my.executor._pool.acquire()  # type: ignore[attr-defined]
+    thread_id = conn.thread_id()
+    my.executor._pool.release(conn)  # type: ignore[attr-defined]
+    with my.admin.cursor() as cur:
+        cur.execute("KILL %s", (thread_id,))  # as a server restart or wait_timeout would
+    assert my.executor.execute("SELECT count(*) AS c FROM seq").rows == [[1000]]
+
+
+def test_bigquery_job_carries_cost_and_time_limits(bq: Backend) -> None:
+    fake = bq.fake
+    bq.executor.execute("SELECT id FROM items", timeout_s=7)
+    inserts = [body for method, path, body in fake.requests if method == "POST" and path.endswith("/jobs")]
+    dry, real = inserts[-2], inserts[-1]
+    assert dry["configuration"]["dryRun"] is True
+    assert real["configuration"]["query"]["maximumBytesBilled"] == "1000000000"
+    assert real["configuration"]["jobTimeoutMs"] == "7000"
+    assert real["jobReference"]["jobId"].startswith("smq_")
+
+
+def test_bigquery_never_starts_a_job_for_a_write(bq: Backend) -> None:
+    fake = bq.fake
+    before = set(fake.jobs)
+    assert "INSERT" in bq.raw_write()  # guard bypassed: BigQuery's own dry run refuses it
+    assert set(fake.jobs) == before
