@@ -42,10 +42,25 @@ def row_filters(layer: SemanticLayer, role: Role) -> list[RowFilter]:
     return out
 
 
-def _n_to_one_paths(graph: JoinGraph, start: str, target: str) -> list[Path]:
+def _n_to_one_paths(graph: JoinGraph, start: str, target: str, limit: int = 8) -> list[Path]:
+    """Every path from start to target made only of many_to_one/one_to_one steps (no model twice)."""
     if start == target:
         return [()]
-    return [p for p in graph.shortest_paths(start, target) if p and not any(s.fans_out for s in p)]
+    out: list[Path] = []
+
+    def walk(model: str, path: tuple, seen: frozenset[str]) -> None:
+        if len(path) >= limit:
+            return
+        for step in graph.steps_from(model):
+            if step.fans_out or step.target in seen:
+                continue
+            if step.target == target:
+                out.append(path + (step,))
+            else:
+                walk(step.target, path + (step,), seen | {step.target})
+
+    walk(start, (), frozenset({start}))
+    return out
 
 
 def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None) -> dict[str, exp.Expression]:

@@ -125,7 +125,7 @@ class Layer:
     def _dialect(self, dialect: str | None) -> str:
         target = (dialect or self.dialect).lower()
         if target not in SUPPORTED_DIALECTS:
-            raise QueryError(f"unsupported dialect '{dialect}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
+            raise QueryError(f"unsupported dialect '{target}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
                              code="unsupported_dialect", location=Location(field="dialect"),
                              suggestions=nearest(target, SUPPORTED_DIALECTS, 1))
         return target

@@ -103,6 +103,26 @@ class JoinGraph:
             current = options[0].target
         return tuple(path)
 
+    def walk_through(self, start: str, keys: list[str], element: str) -> Path:
+        """Like walk, but a path named from another model may pass through `start`.
+
+        In a query mixing OrderItemsModel and OrdersModel measures, `order.customer.nation.X` is
+        walked in full from OrderItemsModel, and from OrdersModel (where the `order` edge arrives)
+        as `customer.nation.X`: both measures then group by the same role.
+        """
+        try:
+            return self.walk(start, keys, element)
+        except QueryError as first:
+            for i in range(1, len(keys)):
+                arrives = [e for e in self.edges if e.key == keys[i - 1] and start in (e.from_model, e.to_model)]
+                if not arrives:
+                    continue
+                try:
+                    return self.walk(start, keys[i:], element)
+                except QueryError:
+                    continue
+            raise first
+
     def shortest_paths(self, start: str, target: str) -> list[Path]:
         """Every shortest path (as edge steps) between two models; [] when unreachable."""
         if start == target:

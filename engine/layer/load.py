@@ -16,6 +16,7 @@ from typing import Any, Callable
 from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, LayerValidationError, Location, nearest
+from ..sql.dialects import SUPPORTED_DIALECTS
 from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
 from .model import (
     AGGREGATIONS, GRAINS, JOIN_TYPES, METRIC_TYPES, RELATIONSHIPS, SQL_TYPE_ALIASES, Dimension, JoinEdge, Measure,
@@ -82,7 +83,7 @@ class _Reader:
         for key in node:
             if key not in allowed:
                 self.errors.add(
-                    f"{field}: unknown key '{key}' (allowed: {', '.join(allowed)})",
+                    f"{field + ': ' if field else ''}unknown key '{key}' (allowed: {', '.join(allowed)})",
                     where(file, node, key, field=f"{field}.{key}" if field else key, at_key=True),
                     code="unknown_key",
                     suggestions=nearest(key, allowed, 1),
@@ -161,15 +162,14 @@ class _Reader:
         self.known_keys(node, DATABASE_KEYS, file, "")
         name = self.name(node, file, "database", "database") or self.directory.name
         dialect = self.text(node, "dialect", file, "database", required=True, default="duckdb")
-        problem = check_dialect(dialect)
-        if problem:
-            from sqlglot.dialects.dialect import Dialects
-
+        if dialect.lower() not in SUPPORTED_DIALECTS or check_dialect(dialect.lower()):
             self.errors.add(
-                f"dialect: {problem}", where(file, node, "dialect", field="dialect"), code="unknown_dialect",
-                suggestions=nearest(dialect, [d.value for d in Dialects if d.value], 1),
+                f"dialect: unsupported dialect '{dialect}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
+                where(file, node, "dialect", field="dialect"), code="unknown_dialect",
+                suggestions=nearest(dialect, SUPPORTED_DIALECTS, 1),
             )
             dialect = "duckdb"
+        dialect = dialect.lower()
         self.dialect = dialect
         connection = node.get("connection") or {}
         if connection and not isinstance(connection, YMap):
@@ -260,6 +260,7 @@ class _Reader:
                 measures[measure.name] = measure
         metrics = [m for i, item, seq in self.items(node, "metrics", file, "model") if (m := self._metric(model_name, item, file, seq, i))]
         if name is None or source is None:
+            self.broken.add(name or path.stem)
             return None, metrics
         model = Model(
             name=name,
@@ -315,6 +316,8 @@ class _Reader:
                 where(file, node, "type", field=f"{field}.type"), code="invalid_type",
                 suggestions=nearest(raw_type, ("string", "number", "boolean", "date", "timestamp"), 1),
             )
+            if name:
+                self.broken.add(f"{model}__{name}")  # its uses would only repeat this error
             kind = "string"
         expr_text = self.text(node, "expr", file, field) or (name or "")
         parsed = self.expression(expr_text, file, node, "expr" if "expr" in node else "name", f"{field}.expr") if expr_text else None

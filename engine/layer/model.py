@@ -24,7 +24,8 @@ GRAINS = ("day", "week", "month", "quarter", "year")
 
 # SQL type names users may write for a dimension's `type`, mapped to the five kinds
 SQL_TYPE_ALIASES: dict[str, str] = {
-    **{t: "string" for t in ("string", "varchar", "text", "char", "character", "nvarchar", "nchar", "str", "uuid", "enum", "json")},
+    # a time of day has no date grain: it is grouped and filtered like text
+    **{t: "string" for t in ("string", "varchar", "text", "char", "character", "nvarchar", "nchar", "str", "uuid", "enum", "json", "time")},
     **{
         t: "number"
         for t in (
@@ -34,7 +35,7 @@ SQL_TYPE_ALIASES: dict[str, str] = {
     },
     **{t: "boolean" for t in ("boolean", "bool", "bit")},
     "date": "date",
-    **{t: "timestamp" for t in ("timestamp", "datetime", "timestamptz", "timestamp_ntz", "timestamp_ltz", "timestamp_tz", "time")},
+    **{t: "timestamp" for t in ("timestamp", "datetime", "timestamptz", "timestamp_ntz", "timestamp_ltz", "timestamp_tz")},
 }
 
 

@@ -87,7 +87,10 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             for node in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
+        if metric.type == "derived" and metric.expr_node is not None:
+            _allowed(metric.expr_node, metric.expr or "", f"{field}.expr", "derived expression", loc, errors)
         for text, node in zip(metric.filters, metric.filter_nodes):
+            _allowed(node, text, f"{field}.filters", "filter", loc, errors)
             for col in node.find_all(exp.Column, exp.Dot):
                 if isinstance(col.parent, exp.Dot):
                     continue
@@ -111,6 +114,16 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         first = layer.metrics[sorted(cycle)[0]]
         chain = " -> ".join(cycle + [cycle[0]])
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
+
+
+def _allowed(node: exp.Expression, text: str, field: str, what: str, loc, errors: ErrorCollector) -> None:
+    from ..errors import QueryError
+    from ..smq.filters import check_allowed
+
+    try:
+        check_allowed(node, text, field, what)
+    except QueryError as err:
+        errors.add(f"{field}: {err.message}", loc, code="invalid_expression")
 
 
 def _dimension(layer: SemanticLayer, name: str):
@@ -143,15 +156,21 @@ def _check_primary_keys(layer: SemanticLayer, errors: ErrorCollector) -> None:
 def _check_roles(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str]) -> None:
     for role in layer.roles.values():
         for name in role.hidden:
-            if name not in elements:
+            if name not in elements and name not in layer.metrics:
                 errors.add(f"{role.location.field}.hidden: unknown element '{name}'", role.location, code="unknown_element",
                            suggestions=nearest(name, elements))
         for text, node in zip(role.row_filters, role.row_filter_nodes):
-            for col in node.find_all(exp.Column):
-                ref = _strip_grain(column_name(col))
+            _allowed(node, text, f"{role.location.field}.row_filters", "row filter", role.location, errors)
+            refs = [column_name(col) for col in node.find_all(exp.Column)]
+            for ref in refs:
                 if elements.get(ref) != "dimension":
-                    errors.add(f"{role.location.field}.row_filters: '{text}' refers to '{ref}', which is not a dimension",
+                    errors.add(f"{role.location.field}.row_filters: '{text}' refers to '{ref}', which is not a dimension "
+                               "(row filters use dimensions of one model, without grains or paths)",
                                role.location, code="invalid_filter", suggestions=nearest(ref, dimensions))
+            models = sorted({r.split("__")[0] for r in refs})
+            if len(models) > 1:
+                errors.add(f"{role.location.field}.row_filters: '{text}' uses dimensions of {' and '.join(models)}; "
+                           "a row filter restricts one model (write one filter per model)", role.location, code="invalid_filter")
 
 
 def _check_sources(layer: SemanticLayer, errors: ErrorCollector) -> None:

@@ -21,6 +21,9 @@ from ..smq.resolve import DimRef
 class Aggregate:
     id: str  # "a0": the column this aggregate gets
     measure: Measure
+    # a simple metric's filters, applied inside the aggregate (CASE WHEN ... THEN input END), so
+    # groups without matching rows get 0 for counts, like COUNT(*) FILTER (WHERE ...)
+    conditions: tuple[Filter, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,17 +50,32 @@ class Planner:
                 for i, text in enumerate(metric.filters)
             ) if metric.type == "simple" else ()
             cumulative = metric if metric.type == "cumulative" else None
-        key = (measure.qualified_name, tuple(f.text for f in filters), cumulative.name if cumulative else "")
+        texts = tuple(f.text for f in filters)
+        key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
         agg = self.aggregates.get(key)
         if agg is None:
-            agg = Aggregate(f"a{len(self.aggregates)}", measure)
+            inline = bool(filters) and self._inline(measure.model, filters)
+            agg = Aggregate(f"a{len(self.aggregates)}", measure, filters if inline else ())
             self.aggregates[key] = agg
-            group_key: GroupKey = (measure.model, key[1], key[2])
+            # filters that need their own rows (across a fan-out or an inner join) get their own aggregation
+            group_key: GroupKey = (measure.model, () if inline else texts, key[2])
             self.groups.setdefault(group_key, []).append(agg)
-            self.group_filters[group_key] = filters
+            self.group_filters[group_key] = () if inline else filters
             self.group_metric[group_key] = cumulative
             self.first_use.setdefault(group_key, field)
         return exp.column(agg.id)
+
+    def _inline(self, model: str, filters: tuple[Filter, ...]) -> bool:
+        """Can the filters be a condition inside the aggregate: only this model's row and left many_to_one joins?"""
+        for f in filters:
+            for ref in f.dimension_refs():
+                try:
+                    path = self.graph.walk_through(model, list(ref.keys), ref.text) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                except QueryError:
+                    return False  # reported, with its field, when the group's paths are resolved
+                if any(step.fans_out or step.edge.type != "left" for step in path):
+                    return False
+        return True
 
     def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = ()) -> exp.Expression:
         if isinstance(ref, MeasureRef):
@@ -132,7 +147,8 @@ class Planner:
     def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],
                cumulative: Metric | None, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], origin: str) -> FactGroup:
         needed: list[tuple[DimRef, str]] = [(ref, f"group_by[{i}]") for i, ref in enumerate(group_keys)]
-        for f in (*where, *metric_filters):
+        conditions = [c for a in aggs for c in a.conditions]
+        for f in (*where, *metric_filters, *conditions):
             needed += [(ref, f.field) for ref in f.dimension_refs()]
         if cumulative is not None:
             time_ref = self.layer_resolver.dimension(cumulative.time_dimension or "", f"metric {cumulative.name}.time_dimension")
@@ -150,7 +166,7 @@ class Planner:
             if ident in paths:
                 continue
             try:
-                path = self.graph.walk(model, list(ref.keys), ref.text) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                path = self.graph.walk_through(model, list(ref.keys), ref.text) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
             except QueryError as err:
                 measure_note = f" (the model of {origin})" if aggs else ""
                 raise QueryError(f"{err.message}; it is needed from {model}{measure_note}", code=err.code,

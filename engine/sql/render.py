@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..layer.joins import Path
 from ..layer.model import GRAINS, Model, SemanticLayer
-from ..smq.filters import Filter, substitute, wrap
+from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
 from .dialects import add_interval, date_literal, to_date, truncate
 
@@ -125,6 +125,11 @@ class Renderer:
             return None
 
         def fix(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, (exp.Add, exp.Sub)) and isinstance(n.expression, exp.Interval):
+                parts = interval_parts(n.expression)
+                if parts is not None:  # checked when the filter was parsed
+                    count, unit = parts
+                    return add_interval(n.this, -count if isinstance(n, exp.Sub) else count, unit, self.dialect)
             if isinstance(n, _COMPARISONS):
                 for a, b in (("this", "expression"), ("expression", "this")):
                     kind = time_type(n.args.get(a))
@@ -146,8 +151,14 @@ class Renderer:
 
         return node.copy().transform(fix, copy=False)
 
-    def measure_input(self, measure, alias: str) -> exp.Expression:
-        return qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
+    def measure_input(self, agg, alias: str, render_ref: Callable[[DimRef], exp.Expression] | None = None) -> exp.Expression:
+        """The row-level value an aggregate reads; NULL where its metric's own filters do not hold."""
+        measure = agg.measure
+        value = qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
+        if not agg.conditions:
+            return value
+        condition = exp.and_(*[self.filter_expr(f, render_ref) for f in agg.conditions])
+        return exp.Case(ifs=[exp.If(this=condition, true=value)])
 
     @staticmethod
     def aggregate(agg: str, value: exp.Expression | None) -> exp.Expression:
@@ -173,13 +184,14 @@ class Renderer:
             query = query.where(*conditions, copy=False)
         key_exprs = [render_ref(ref) for ref in keys]
         if not group.dedupe:
-            inputs = {a.id: (self.measure_input(a.measure, tree.root_alias) if a.measure.node is not None else None) for a in group.aggregates}
+            inputs = {a.id: (self.measure_input(a, tree.root_alias, render_ref) if a.measure.node is not None or a.conditions else None)
+                      for a in group.aggregates}
             aggs = {a.id: self.aggregate(a.measure.agg, inputs[a.id]) for a in group.aggregates}
             return query, key_exprs, aggs
         # fan-out: one row per (primary key, group) before aggregating
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(self.measure_input(a.measure, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
         inner = query.select(*projection, copy=False).distinct(copy=False)
         outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
         keys_out = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
@@ -223,7 +235,7 @@ class Renderer:
             projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
         projection.append(exp.alias_(day, "t", quoted=True))
         projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
-        projection += [exp.alias_(self.measure_input(a.measure, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
         rows = query.select(*projection, copy=False)
         if group.dedupe:
             rows = rows.distinct(copy=False)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from engine import LayerValidationError, default_models_dir, load_layers
-from engine.errors import EngineError, Location, QueryError
+from engine.errors import EngineError, InternalError, QueryError
 
 
 def add_models_dir(parser: argparse.ArgumentParser) -> None:
@@ -37,6 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("elements", help="the dimensions, measures and metrics of models (getModelDataElements)")
     add_models_dir(p)
     p.add_argument("--db", required=True, help="database name")
+    p.add_argument("--role", help="list as this access role sees it (hidden elements absent)")
     p.add_argument("models", nargs="*", help="model names (default: all)")
     p.set_defaults(func=cmd_elements)
 
@@ -79,12 +80,12 @@ def read_smq(text: str) -> object:
         try:
             text, source = path.read_text(encoding="utf-8"), str(path)
         except OSError as exc:
-            raise QueryError(f"cannot read {path}: {exc.strerror}", code="file_unreadable", location=Location(field="smq")) from None
+            raise QueryError(f"cannot read {path}: {exc.strerror}", code="file_unreadable") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise QueryError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
-                         code="invalid_json", location=Location(field="smq")) from None
+                         code="invalid_json") from None
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -92,6 +93,8 @@ def cmd_compile(args: argparse.Namespace) -> int:
     layer = layers[args.db]
     try:
         sql = layer.compile(read_smq(args.smq), dialect=args.dialect, role=args.role)
+    except InternalError:
+        raise  # main() reports it as a bug, exit code 4
     except EngineError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
         return 2
@@ -101,5 +104,5 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 def cmd_elements(args: argparse.Namespace) -> int:
     layer = load_layers(models_dir(args))[args.db]
-    print(json.dumps(layer.elements(args.models or None), indent=2))
+    print(json.dumps(layer.elements(args.models or None, role=args.role), indent=2))
     return 0

@@ -140,7 +140,9 @@ def test_primary_key_required_where_fan_out_is_possible(tmp_path: Path) -> None:
 
 def test_unknown_dialect_suggests_the_nearest(tmp_path: Path) -> None:
     errs = errors_of(tmp_path, {"database.yml": "name: mini\ndialect: postgress\ntime_spine: {table: s, column: d}\n"})
-    assert any("unknown dialect 'postgress'" in e and "'postgres'" in e for e in errs)
+    assert any("unsupported dialect 'postgress'" in e and "'postgres'" in e for e in errs)
+    errs = errors_of(tmp_path / "b", {"database.yml": "name: mini\ndialect: oracle\ntime_spine: {table: s, column: d}\n"})
+    assert any("unsupported dialect 'oracle'" in e and "supported: sqlite, duckdb" in e for e in errs)
 
 
 def test_sources_yml_checks_columns(tmp_path: Path) -> None:
@@ -179,3 +181,30 @@ def test_self_join_refused_with_advice(tmp_path: Path) -> None:
           - {from: ItemModel, to: ItemModel, key: parent, relationship: many_to_one, on: {left: order_id, right: order_id}}
     """})
     assert any("cannot join itself" in e for e in errs)
+
+
+def test_compile_time_checks_also_run_at_load(tmp_path: Path) -> None:
+    errs = errors_of(tmp_path, {"database.yml": """
+        name: mini
+        dialect: duckdb
+        time_spine: {table: spine, column: d}
+        access:
+          roles:
+            mixed:
+              row_filters: ["NationModel__name = 'DE' AND CustomerModel__segment = 'x'"]
+              hidden: [aov]
+    """, "models/nation.yml": """
+        name: NationModel
+        table: nations
+        primary_key: id
+        dimensions:
+          - {name: name, type: string}
+        metrics:
+          - {name: weird, type: derived, expr: "SUM(ItemModel__revenue) - 1"}
+          - {name: picky, type: simple, measure: OrderModel__orderCount, filters: ["read_csv(OrderModel__status) = 1"]}
+    """})
+    text = "\n".join(errs)
+    assert "uses dimensions of CustomerModel and NationModel" in text
+    assert "aggregate SUM is not allowed" in text
+    assert "function READ_CSV is not allowed" in text
+    assert "hidden: unknown element 'aov'" not in text  # metrics may be hidden

@@ -121,3 +121,55 @@ def test_sqlite_grains_match_iso_weeks_and_quarters(tmp_path: Path) -> None:
         for day in expected:
             want[day] = want.get(day, 0) + 1
         assert got == want, grain
+
+
+NORTHWIND = Path(__file__).resolve().parents[3] / "shared" / "data" / "sqlite" / "northwind.sqlite"
+
+
+@pytest.mark.skipif(not NORTHWIND.exists(), reason="../shared/data/sqlite/northwind.sqlite is not present")
+def test_quoted_names_on_real_northwind(tmp_path: Path) -> None:
+    """Table and column names with spaces (SQLite's [brackets]) survive into the compiled SQL."""
+    root = tmp_path / "layers"
+    files = {
+        "database.yml": "name: northwind\ndialect: sqlite\nconnection: {backend: sqlite, path: x.sqlite}\n",
+        "models/orders.yml": """
+            name: OrdersModel
+            table: Orders
+            primary_key: OrderID
+            dimensions:
+              - {name: orderYear, type: string, expr: "strftime('%Y', OrderDate)"}
+              - {name: orderDate, type: timestamp, expr: OrderDate}
+              - {name: shipCountry, type: string, expr: ShipCountry}
+            measures:
+              - {name: orderCount, agg: count, expr: OrderID}
+              - {name: freight, agg: sum, expr: Freight}
+        """,
+        "models/details.yml": """
+            name: OrderLinesModel
+            table: "[Order Details]"
+            primary_key: [OrderID, ProductID]
+            measures:
+              - {name: sales, agg: sum, expr: "[UnitPrice] * [Quantity] * (1 - [Discount])"}
+        """,
+        "joins.yml": """
+            joins:
+              - {from: OrderLinesModel, to: OrdersModel, key: order, relationship: many_to_one, on: {left: OrderID, right: OrderID}}
+        """,
+    }
+    from .conftest import MINI
+
+    layer = load_layer(write_layer(root, {**{k: None for k in MINI}, **files}, name="northwind") / "northwind")
+    conn = sqlite3.connect(f"file:{NORTHWIND}?mode=ro", uri=True)
+    sql = layer.compile({"metrics": ["OrderLinesModel__sales", "OrdersModel__freight"], "group_by": ["OrdersModel__orderDate__year"],
+                         "filters": ["OrdersModel__shipCountry = 'Germany'"]}, dialect="sqlite")
+    assert '"Order Details"' in sql
+    got = conn.execute(sql).fetchall()
+    expected = conn.execute("""
+        SELECT DATE(o.OrderDate, 'start of year'),
+               (SELECT SUM(d.UnitPrice * d.Quantity * (1 - d.Discount)) FROM [Order Details] d JOIN Orders o2 ON d.OrderID = o2.OrderID
+                WHERE o2.ShipCountry = 'Germany' AND DATE(o2.OrderDate, 'start of year') = DATE(o.OrderDate, 'start of year')),
+               SUM(o.Freight)
+        FROM Orders o WHERE o.ShipCountry = 'Germany' GROUP BY 1 ORDER BY 1""").fetchall()
+    assert len(got) == len(expected) > 0
+    for g, e in zip(got, expected):
+        assert g[0] == e[0] and g[1] == pytest.approx(e[1]) and g[2] == pytest.approx(e[2])

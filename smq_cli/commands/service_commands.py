@@ -1,0 +1,110 @@
+"""`smq serve` (the REST service) and `smq keys hash|new` (API keys for its keys file)."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="run the REST service (FastAPI + uvicorn)",
+                       description="Serve every layer under the models folder. Settings also come from SMQ_* "
+                                   "environment variables; flags win.")
+    p.add_argument("--host", help="interface to bind (default: $SMQ_HOST, then 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default: $SMQ_PORT, then 8000)")
+    p.add_argument("--models-dir", type=Path, help="folder of database layers (default: $SMQ_MODELS_DIR, then ./semantic_models)")
+    access = p.add_mutually_exclusive_group()
+    access.add_argument("--api-keys", type=Path, metavar="FILE", help="YAML keys file (default: $SMQ_API_KEYS_FILE)")
+    access.add_argument("--open", action="store_true", default=None,
+                        help="serve without keys, every caller an admin: local demo only (or SMQ_OPEN_ACCESS=1)")
+    p.add_argument("--reload-models", action="store_true", default=None,
+                   help="watch the layer files (and the keys file) and reload what changes")
+    p.add_argument("--max-rows", type=int, help="most rows per query (default: $SMQ_MAX_ROWS, then 10000)")
+    p.add_argument("--query-timeout", type=float, metavar="SECONDS", help="per-query timeout (default: $SMQ_QUERY_TIMEOUT_S, then 30)")
+    p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"], help="log level (default: info)")
+    p.set_defaults(func=cmd_serve)
+
+    keys = sub.add_parser("keys", help="API keys for the service's keys file")
+    keys_sub = keys.add_subparsers(dest="keys_command", metavar="ACTION")
+    h = keys_sub.add_parser("hash", help="print the sha256 digest of a key (what the keys file stores)")
+    h.add_argument("key", help="the API key, or - to read it from stdin (keeps it out of shell history)")
+    h.set_defaults(func=cmd_keys_hash)
+    n = keys_sub.add_parser("new", help="make a random key; print it and its keys-file entry")
+    n.add_argument("--name", required=True, help="a name for the key (shown in logs)")
+    n.add_argument("--databases", nargs="+", default=["*"], help="database names, or * (default)")
+    n.add_argument("--role", help="access role applied to the key")
+    n.add_argument("--admin", action="store_true", help="may reload the layers")
+    n.set_defaults(func=cmd_keys_new)
+    keys.set_defaults(func=lambda args: (keys.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
+
+
+def hash_key(key: str) -> str:
+    """The hex SHA-256 digest of a key; the same function as service.auth.hash_key, without importing FastAPI."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def cmd_keys_hash(args: argparse.Namespace) -> int:
+    key = sys.stdin.readline().rstrip("\r\n") if args.key == "-" else args.key
+    if not key:
+        print("smq: the key is empty", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(hash_key(key))
+    return EXIT_OK
+
+
+def cmd_keys_new(args: argparse.Namespace) -> int:
+    import secrets
+
+    import yaml
+
+    key = "smq_" + secrets.token_urlsafe(32)
+    entry = {"name": args.name, "sha256": hash_key(key), "databases": args.databases}
+    if args.role:
+        entry["role"] = args.role
+    if args.admin:
+        entry["admin"] = True
+    print(f"key (give it to the client; it is not stored anywhere): {key}", file=sys.stderr)
+    print("# add under `keys:` in the keys file", file=sys.stderr)
+    print(yaml.safe_dump([entry], sort_keys=False).rstrip())
+    return EXIT_OK
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    try:
+        import uvicorn
+
+        from service.app import create_app
+        from service.errors import ServiceConfigError
+        from service.settings import Settings
+    except ImportError as exc:
+        print(f"smq: the service needs its extra dependencies ({exc.name} is missing): "
+              "pip install 'smq-semantic-layer[service]'", file=sys.stderr)
+        return EXIT_NOT_CONFIGURED
+    overrides = {
+        "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
+        "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
+        "query_timeout_s": args.query_timeout, "log_level": args.log_level,
+    }
+    try:
+        settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        print(f"smq: invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}", file=sys.stderr)
+        return EXIT_NOT_CONFIGURED
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        app = create_app(settings)
+    except ServiceConfigError as err:
+        print(f"smq: cannot start the service: {err.formatted()}", file=sys.stderr)
+        return EXIT_NOT_CONFIGURED
+    serving = ", ".join(f"{e.name} ({e.status})" for e in app.state.smq.registry.entries()) or "no database"
+    print(f"smq: serving {serving} on http://{settings.host}:{settings.port} (API docs: /docs)", file=sys.stderr)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+    return EXIT_OK
