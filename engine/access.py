@@ -64,16 +64,24 @@ def _n_to_one_paths(graph: JoinGraph, start: str, target: str, limit: int = 8) -
 
 
 def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None) -> dict[str, exp.Expression]:
-    """Model name -> a filtered subquery standing in for its table, for every restricted model."""
-    if role is None or not role.row_filters:
+    """Model name -> the subquery standing in for its table under a role.
+
+    Row-filtered models read `... WHERE filter`; models with hidden dimensions expose only the
+    columns their visible elements and joins use, so no query (compiled or raw) can read a hidden
+    column, not even through `SELECT *`.
+    """
+    if role is None or (not role.row_filters and not role.hidden):
         return {}
     filters = row_filters(layer, role)
     out: dict[str, exp.Expression] = {}
     for name, model in layer.models.items():
         applicable = [(f, p) for f in filters for p in _n_to_one_paths(graph, name, f.model)]
-        if not applicable:
+        columns = _visible_columns(layer, model.name, set(role.hidden))
+        if not applicable and columns is None:
             continue
-        query = exp.Select(expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier("__acl", quoted=True))])
+        projection = [exp.Column(this=exp.Star(), table=exp.to_identifier("__acl", quoted=True))] if columns is None else [
+            exp.Column(this=c.copy(), table=exp.to_identifier("__acl", quoted=True)) for c in columns]
+        query = exp.Select(expressions=projection)
         root = model.source.copy()
         root.set("alias", exp.TableAlias(this=exp.to_identifier("__acl", quoted=True)))
         query = query.from_(root)
@@ -91,8 +99,33 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
             refs = dict(f.refs)
             conditions.append(exp.Paren(this=substitute(f.node, lambda ref_name, parent=parent, refs=refs: wrap(
                 _qualify(refs[ref_name].dimension.node, parent)))))
-        out[name] = exp.Subquery(this=query.where(*conditions, copy=False))
+        if conditions:
+            query = query.where(*conditions, copy=False)
+        out[name] = exp.Subquery(this=query)
     return out
+
+
+def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) -> list[exp.Identifier] | None:
+    """The columns a model may expose when some of its dimensions are hidden (None: nothing hidden)."""
+    model = layer.models[model_name]
+    hidden_dims = [d for d in model.dimensions.values() if d.qualified_name in hidden]
+    if not hidden_dims:
+        return None
+    nodes = [d.node for d in model.dimensions.values() if d.qualified_name not in hidden]
+    nodes += [m.node for m in model.measures.values() if m.node is not None]
+    nodes += list(model.primary_key_nodes)
+    for edge in layer.joins:
+        if edge.from_model == model_name:
+            nodes.append(edge.left_node)
+        if edge.to_model == model_name:
+            nodes.append(edge.right_node)
+    seen: dict[str, exp.Identifier] = {}
+    for node in nodes:
+        for c in [node] if isinstance(node, exp.Column) else node.find_all(exp.Column):
+            ident = c.this
+            if isinstance(ident, exp.Identifier):
+                seen.setdefault(ident.name if ident.quoted else ident.name.lower(), ident)
+    return [seen[k] for k in sorted(seen)]
 
 
 def _qualify(node: exp.Expression, alias: str) -> exp.Expression:
@@ -117,8 +150,10 @@ def _matches(ref: tuple[str, ...], physical: tuple[str, ...]) -> bool:
 def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGraph, role: Role | None) -> exp.Expression:
     """Raw read-only SQL as a role may run it: restricted tables replaced by their filtered subqueries.
 
-    Refused (QueryError) when it cannot be made safe: a table outside the layer, a CTE that shadows a
-    restricted table, a row-filtered derived model, or columns behind a hidden element.
+    Tables of models with hidden dimensions become projections without the hidden columns, so a
+    query naming one fails on the engine ("column not found"). Refused (QueryError) when it cannot
+    be made safe: a table outside the layer, a CTE that shadows a restricted table, or a restricted
+    derived model.
     """
     if role is None or (not role.row_filters and not role.hidden):
         return tree
@@ -134,7 +169,7 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
         raise QueryError(f"raw SQL is not available to role '{role.name}': its row filters restrict the derived model(s) "
                          f"{', '.join(derived)}; use an SMQ instead", code="raw_sql_refused")
     cte_names = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    hidden_columns = _hidden_columns(layer, role)
+    hidden = {name: _hidden_columns(layer, name, set(role.hidden)) for name in layer.models}
     for table in list(tree.find_all(exp.Table)):
         key = _table_key(table)
         if len(key) == 1 and key[0] in cte_names:
@@ -148,8 +183,8 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
                                  "the layer's tables", code="raw_sql_refused",
                                  suggestions=nearest(table.name, [p[-1] for p, _ in physical]))
             continue
-        if match in hidden_columns:
-            _refuse_hidden(tree, table, hidden_columns[match], role)
+        if match in hidden and hidden[match]:
+            _explain_hidden(table, hidden[match], role)
         if match in sources:
             alias = table.alias_or_name
             replacement = sources[match].copy()
@@ -159,25 +194,29 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
     return tree
 
 
-def _hidden_columns(layer: SemanticLayer, role: Role) -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    for name in role.hidden:
-        model_name, _, element = name.partition("__")
-        model = layer.models.get(model_name)
-        item = model.element(element) if model else None
-        node = getattr(item, "node", None)
-        if node is not None:
-            out.setdefault(model_name, set()).update(c.name.lower() for c in ([node] if isinstance(node, exp.Column) else node.find_all(exp.Column)))
-    return out
+def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) -> set[str]:
+    """Columns only hidden dimensions use: absent from the model's projection under the role."""
+    visible = _visible_columns(layer, model_name, hidden)
+    if visible is None:
+        return set()
+    shown = {c.name.lower() for c in visible}
+    out: set[str] = set()
+    for d in layer.models[model_name].dimensions.values():
+        if d.qualified_name in hidden:
+            out |= {c.name.lower() for c in ([d.node] if isinstance(d.node, exp.Column) else d.node.find_all(exp.Column))}
+    return out - shown
 
 
-def _refuse_hidden(tree: exp.Expression, table: exp.Table, columns: set[str], role: Role) -> None:
-    for star in tree.find_all(exp.Star):
-        parent = star.parent
-        qualifier = parent.table if isinstance(parent, exp.Column) else ""
-        if not qualifier or qualifier.lower() in (table.alias_or_name.lower(), table.name.lower()):
-            raise QueryError(f"role '{role.name}' may not select * from {table.name}: it holds hidden columns; name the columns",
-                             code="raw_sql_refused")
-    for column in tree.find_all(exp.Column):
-        if column.name.lower() in columns:
-            raise QueryError(f"column '{column.name}' is hidden from role '{role.name}'", code="raw_sql_refused")
+def _explain_hidden(table: exp.Table, columns: set[str], role: Role) -> None:
+    """A clear refusal for a hidden column read from this table (the projection would fail anyway)."""
+    select = table.find_ancestor(exp.Select)
+    if select is None:
+        return
+    sources = [t for t in select.find_all(exp.Table) if t.find_ancestor(exp.Select) is select]
+    names = {table.alias_or_name.lower(), table.name.lower()}
+    for column in select.find_all(exp.Column):
+        if column.name.lower() not in columns or column.find_ancestor(exp.Select) is not select:
+            continue
+        qualifier = column.table.lower()
+        if qualifier in names or (not qualifier and len(sources) == 1):
+            raise QueryError(f"column '{column.name}' of {table.name} is hidden from role '{role.name}'", code="raw_sql_refused")

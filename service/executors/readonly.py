@@ -27,7 +27,7 @@ from engine.errors import Location
 from .denylist import FILE, FILE_LIKE_TABLE, denied_function_reason
 from .errors import ReadOnlyViolation, SqlSyntaxError
 
-ONLY = "only one SELECT or WITH query is"
+ONLY = "only one SELECT or WITH query is allowed"
 
 # Statement node types, mapped to the keyword shown in the refusal. Looked up by name so that a
 # sqlglot release that drops or renames one does not break the import.

@@ -67,7 +67,7 @@ def test_timeout_cancels_the_query_and_the_executor_stays_usable(backend: Backen
 @pytest.mark.parametrize(
     ("sql", "message"),
     [
-        ("DELETE FROM items", "DELETE statements are not allowed; only one SELECT or WITH query is"),
+        ("DELETE FROM items", "DELETE statements are not allowed; only one SELECT or WITH query is allowed"),
         ("INSERT INTO items (id) VALUES (99)", "INSERT statements are not allowed"),
         ("SELECT 1; DROP TABLE items", "multiple statements are not allowed"),
     ],

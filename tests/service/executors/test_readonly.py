@@ -9,7 +9,7 @@ from service.executors.denylist import DENIED_FUNCTIONS, denied_function_reason
 from service.executors.errors import ReadOnlyViolation, SqlSyntaxError
 from service.executors.readonly import check_read_only
 
-ONLY = "only one SELECT or WITH query is"
+ONLY = "only one SELECT or WITH query is allowed"
 
 ACCEPTED = [
     ("duckdb", "SELECT 1"),
