@@ -111,7 +111,7 @@ def format_table(columns: list[str], rows: list[list[Any]], limit: int = SHOWN_R
     numeric = [all(isinstance(row[i], (int, float)) or row[i] is None for row in rows[:limit]) for i in range(len(columns))]
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric)).rstrip()
+        return "  ".join(c.rjust(w) if n else c.ljust(w) for c, w, n in zip(cells, widths, numeric, strict=True)).rstrip()
 
     out = [line(list(columns)), "  ".join("-" * w for w in widths)] + [line(r) for r in shown]
     if len(rows) > limit:

@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--reload-models", action="store_true", default=None,
                    help="watch the layer files (and the keys file) and reload what changes")
     p.add_argument("--max-rows", type=int, help="most rows per query (default: $SMQ_MAX_ROWS, then 10000)")
-    p.add_argument("--query-timeout", type=float, metavar="SECONDS", help="per-query timeout (default: $SMQ_QUERY_TIMEOUT_S, then 30)")
+    p.add_argument("--query-timeout", type=float, metavar="SECONDS",
+                   help="per-query timeout (default: $SMQ_QUERY_TIMEOUT_S, then 30)")
     p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"], help="log level (default: info)")
     p.set_defaults(func=cmd_serve)
 

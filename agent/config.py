@@ -1,0 +1,156 @@
+"""The agent's configuration: environment variables, overridden by flags (`--provider`, `--model`).
+
+Read once per run (CLI) or per request (REST) into an immutable `AgentConfig`; nothing else in the
+agent reads the environment, so a test builds an `AgentConfig(...)` and gets an isolated run.
+
+| variable | meaning |
+|---|---|
+| SMQ_PROVIDER | gemini (default) or openai; unset: gemini, or openai when only OPENAI_BASE_URL is set |
+| SMQ_MODEL | model name (gemini default: gemini-2.5-flash; openai: required) |
+| GEMINI_API_KEY / GOOGLE_API_KEY | Gemini API key |
+| OPENAI_BASE_URL / OPENAI_API_KEY | an OpenAI-compatible endpoint (vLLM, Ollama, llama.cpp, ...) |
+| SMQ_TEMPERATURE, SMQ_MAX_OUTPUT_TOKENS | sampling (default 0.1; 8192) |
+| SMQ_THINKING_LEVEL, SMQ_THINKING_BUDGET | Gemini thinking: minimal/low/medium/high, or a token budget |
+| SMQ_INCLUDE_THOUGHTS | 0 to stop asking Gemini for thought summaries (for models without thinking) |
+| SMQ_AGENT_MAX_TURNS, SMQ_AGENT_TIMEOUT_S | the step budget (30) and the per-run time budget (300 s) |
+| SMQ_TRACE_DIR | where traces are written (default ./traces) |
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from engine.errors import EngineError, Location
+
+from .retry import RetryPolicy
+
+PROVIDERS = ("gemini", "openai")
+DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
+DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
+THINKING_LEVELS = ("minimal", "low", "medium", "high")
+
+NOT_CONFIGURED_HELP = (
+    "set GEMINI_API_KEY (or GOOGLE_API_KEY) to use Gemini, or SMQ_PROVIDER=openai with OPENAI_BASE_URL "
+    "(an OpenAI-compatible endpoint such as vLLM, Ollama or llama.cpp), SMQ_MODEL and, if the endpoint needs one, "
+    "OPENAI_API_KEY"
+)
+
+
+class AgentNotConfigured(EngineError):
+    """No model can be called: the message names the environment variables to set (HTTP 503, exit code 3)."""
+
+    code = "agent_not_configured"
+
+
+class AgentConfigError(EngineError):
+    """A configuration value is wrong (not a number, an unknown provider): the caller's mistake."""
+
+    code = "invalid_agent_config"
+
+
+@dataclass(frozen=True)
+class AgentConfig:
+    provider: str = "gemini"
+    model: str | None = None
+    gemini_api_key: str | None = None
+    gemini_base_url: str | None = None  # a proxy or a test endpoint; None: Google's
+    openai_base_url: str | None = None
+    openai_api_key: str | None = None
+    temperature: float = 0.1
+    max_output_tokens: int = 8192
+    thinking_level: str | None = None  # Gemini 3: minimal | low | medium | high
+    thinking_budget: int | None = None  # Gemini 2.5: tokens (0 off, -1 dynamic)
+    include_thoughts: bool = True  # ask for thought summaries: they are the trace's reasoning when no text is written
+    tool_choice: str = "auto"  # auto: the model may write reasoning before its call; any/required: a call is forced
+    max_turns: int = 30
+    max_smq_calls: int = 20
+    max_repairs: int = 3
+    run_timeout_s: float = 300.0
+    request_timeout_s: float = 120.0
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_rows: int = 1000
+    query_timeout_s: float = 30.0
+    preview_rows: int = 5
+    trace_dir: Path | None = Path("traces")  # None: no trace files (the result still carries the trace)
+
+    @property
+    def model_name(self) -> str:
+        """The model to call; raises AgentNotConfigured when the provider has no default."""
+        if self.model:
+            return self.model
+        if self.provider == "gemini":
+            return DEFAULT_GEMINI_MODEL
+        raise AgentNotConfigured(f"no model named for the OpenAI-compatible endpoint {self.openai_base_url}: set SMQ_MODEL "
+                                 "(or pass --model)")
+
+    def check(self) -> None:
+        """Raise AgentNotConfigured when no model can be called with this configuration."""
+        if self.provider == "gemini":
+            if not self.gemini_api_key:
+                raise AgentNotConfigured(f"no model provider configured: {NOT_CONFIGURED_HELP}")
+        elif self.provider == "openai":
+            if not self.openai_base_url:
+                raise AgentNotConfigured(f"the openai provider needs OPENAI_BASE_URL: {NOT_CONFIGURED_HELP}")
+            self.model_name  # noqa: B018 - raises when missing
+        else:
+            raise AgentConfigError(f"unknown provider '{self.provider}' (choose {' or '.join(PROVIDERS)})",
+                                   location=Location(field="provider"))
+
+    def replace(self, **changes: Any) -> AgentConfig:
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AgentConfig:
+        """The configuration from the environment; `overrides` (flags) win when not None."""
+        env = os.environ if environ is None else environ
+        gemini_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or None
+        openai_url = env.get("OPENAI_BASE_URL") or None
+        openai_key = env.get("OPENAI_API_KEY") or None
+        provider = (env.get("SMQ_PROVIDER") or "").strip().lower()
+        if not provider:
+            provider = "openai" if openai_url and not gemini_key else "gemini"
+        values: dict[str, Any] = {
+            "provider": provider,
+            "model": env.get("SMQ_MODEL") or None,
+            "gemini_api_key": gemini_key,
+            "openai_base_url": openai_url or (DEFAULT_OPENAI_BASE_URL if openai_key and provider == "openai" else None),
+            "openai_api_key": openai_key,
+        }
+        numbers = {"SMQ_TEMPERATURE": ("temperature", float), "SMQ_MAX_OUTPUT_TOKENS": ("max_output_tokens", int),
+                   "SMQ_THINKING_BUDGET": ("thinking_budget", int), "SMQ_AGENT_MAX_TURNS": ("max_turns", int),
+                   "SMQ_AGENT_TIMEOUT_S": ("run_timeout_s", float)}
+        for var, (name, kind) in numbers.items():
+            raw = env.get(var)
+            if raw:
+                try:
+                    values[name] = kind(raw)
+                except ValueError:
+                    raise AgentConfigError(f"{var} must be a {'number' if kind is float else 'whole number'}, got {raw!r}",
+                                           location=Location(field=var)) from None
+        if env.get("SMQ_THINKING_LEVEL"):
+            values["thinking_level"] = env["SMQ_THINKING_LEVEL"]
+        if env.get("SMQ_INCLUDE_THOUGHTS"):
+            values["include_thoughts"] = env["SMQ_INCLUDE_THOUGHTS"].strip().lower() not in ("0", "false", "no", "off")
+        if env.get("SMQ_TRACE_DIR"):
+            values["trace_dir"] = Path(env["SMQ_TRACE_DIR"])
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        if values.get("provider") is not None:
+            values["provider"] = str(values["provider"]).lower()
+        config = cls(**values)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        """Value checks that do not need a model (bad input, not missing configuration)."""
+        if self.provider not in PROVIDERS:
+            raise AgentConfigError(f"unknown provider '{self.provider}' (choose {' or '.join(PROVIDERS)})",
+                                   location=Location(field="provider"))
+        if self.thinking_level is not None and self.thinking_level.lower() not in THINKING_LEVELS:
+            raise AgentConfigError(f"SMQ_THINKING_LEVEL must be one of {', '.join(THINKING_LEVELS)}, got {self.thinking_level!r}",
+                                   location=Location(field="thinking_level"))
+        if self.max_turns < 1 or self.max_smq_calls < 0 or self.max_repairs < 0 or self.run_timeout_s <= 0:
+            raise AgentConfigError("the agent's budgets must be positive (max turns, SMQ calls, repairs, timeout)")

@@ -1,0 +1,79 @@
+"""`create_app(settings)`: the FastAPI application serving every layer under a models folder.
+
+Start-up refuses to run unsecured by accident: without a keys file the app is only built with
+`open_access` (local demo). Layers are loaded before the first request, so a broken one shows in
+`/v1/ready` at once; executors connect on first use, so one backend being down stops nothing else.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from engine import LayerValidationError
+
+from . import errors
+from .auth import KeyStore
+from .deps import ServiceState
+from .errors import ServiceConfigError
+from .registry import Registry
+from .routes import admin, ask, compile, databases, execute, health, query
+from .routes.health import service_version
+from .settings import Settings
+
+log = logging.getLogger("smq.service")
+
+DESCRIPTION = """A semantic layer over SQL databases: list models, compile SMQs to SQL, run them, and run
+read-only SQL, each under the caller's access role. Every error is `application/problem+json`
+(RFC 9457) with a stable `code`. Authenticate with `Authorization: Bearer <key>`."""
+
+
+def load_keys(settings: Settings) -> KeyStore | None:
+    """The keys file, or None for open access; refuses a configuration that would be open by accident."""
+    if settings.api_keys_file is not None:
+        if settings.open_access:
+            log.warning("both an API keys file and open access are set: keys are enforced")
+        return KeyStore.load(settings.api_keys_file)
+    if settings.open_access:
+        log.warning("open access: every caller is an unrestricted admin; for local use only")
+        return None
+    raise ServiceConfigError("no API keys configured: pass --api-keys FILE (or set SMQ_API_KEYS_FILE); "
+                             "for a local demo without keys pass --open (or set SMQ_OPEN_ACCESS=1)")
+
+
+def build_state(settings: Settings) -> ServiceState:
+    """Keys and layers, loaded now so a misconfiguration fails at start-up, not on the first request."""
+    keys = load_keys(settings)
+    registry = Registry(settings.models_dir, query_timeout_s=settings.query_timeout_s,
+                        backend_retry_s=settings.backend_retry_s)
+    try:
+        registry.reload()
+    except LayerValidationError as err:  # the models folder itself is missing
+        raise ServiceConfigError(f"{err.formatted()} ({settings.models_dir})") from None
+    return ServiceState(settings=settings, registry=registry, keys=keys)
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+    state = build_state(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.reload_models:
+            extra = [settings.api_keys_file] if settings.api_keys_file else []
+            state.registry.watch(lambda: state.reload(), interval_s=settings.reload_interval_s, extra_files=extra)
+        try:
+            yield
+        finally:
+            state.registry.close()
+
+    app = FastAPI(title="SMQ semantic layer", version=service_version(), description=DESCRIPTION,
+                  lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
+    app.state.smq = state
+    errors.install(app)
+    for module in (health, databases, compile, query, execute, admin, ask):
+        app.include_router(module.router)
+    return app

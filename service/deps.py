@@ -1,0 +1,152 @@
+"""Request dependencies: the service state, the caller (API key) and the database it may use.
+
+Routes declare what they need with the `Annotated` aliases at the bottom (`PrincipalDep`,
+`DatabaseDep`, ...); every access decision lives here, so no route can forget one. The
+dependencies are `async`: they only read memory, so they run on the event loop instead of taking
+a worker thread that a slow query may need (a busy pool must not stall auth or health checks).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from fastapi import Depends, Path, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from engine import Layer
+from engine.errors import nearest
+from engine.layer.model import Role
+
+from .auth import OPEN_PRINCIPAL, KeyStore, Principal
+from .errors import Forbidden, ServiceConfigError
+from .registry import Entry, Registry, ReloadReport
+from .settings import Settings
+
+log = logging.getLogger("smq.service")
+
+_bearer = HTTPBearer(auto_error=False, description="an API key from the keys file (`smq keys hash` makes its digest)")
+
+
+@dataclass
+class ServiceState:
+    """Everything a request may need, built once per app by `create_app`."""
+
+    settings: Settings
+    registry: Registry
+    keys: KeyStore | None  # None: open access (local demo)
+    keys_error: str | None = None  # the last failed reload of the keys file (the previous keys stay)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def authenticate(self, authorization: str | None) -> Principal:
+        keys = self.keys
+        return OPEN_PRINCIPAL if keys is None else keys.authenticate(authorization)
+
+    def reload(self) -> tuple[ReloadReport, str | None]:
+        """Reload every layer and the keys file; a broken keys file keeps the previous keys."""
+        with self._lock:
+            report = self.registry.reload()
+            if self.keys is not None and self.keys.source is not None:
+                try:
+                    self.keys = KeyStore.load(self.keys.source)
+                    self.keys_error = None
+                except ServiceConfigError as err:
+                    self.keys_error = err.formatted()
+                    log.error("API keys file not reloaded, keeping the previous keys: %s", self.keys_error)
+            return report, self.keys_error
+
+
+def may_use(principal: Principal, entry: Entry) -> bool:
+    """A key may use a database it names whose layer defines the key's role (if it has one)."""
+    if not principal.grants(entry.name):
+        return False
+    if principal.role is None:
+        return True
+    return entry.layer is not None and principal.role in entry.layer.semantic.roles
+
+
+@dataclass(frozen=True)
+class Database:
+    """A database resolved for one caller: the layer to serve and the role to apply on every path."""
+
+    entry: Entry
+    layer: Layer
+    principal: Principal
+    role: str | None
+    role_obj: Role | None
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+
+async def get_state(request: Request) -> ServiceState:
+    return request.app.state.smq
+
+
+StateDep = Annotated[ServiceState, Depends(get_state)]
+
+
+def _header(credentials: HTTPAuthorizationCredentials | None, request: Request) -> str | None:
+    if credentials is not None:
+        return f"{credentials.scheme} {credentials.credentials}"
+    return request.headers.get("authorization")  # malformed ones: authenticate() says what is wrong
+
+
+async def get_principal(state: StateDep, request: Request,
+                        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
+    """The caller, or 401."""
+    return state.authenticate(_header(credentials, request))
+
+
+async def get_optional_principal(
+    state: StateDep, request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Principal | None:
+    """The caller if it sent a key (a wrong key is still 401); None for anonymous probes."""
+    header = _header(credentials, request)
+    if state.keys is not None and not header:
+        return None
+    return state.authenticate(header)
+
+
+PrincipalDep = Annotated[Principal, Depends(get_principal)]
+OptionalPrincipalDep = Annotated[Principal | None, Depends(get_optional_principal)]
+
+
+async def require_admin(principal: PrincipalDep) -> Principal:
+    if not principal.admin:
+        raise Forbidden(f"API key '{principal.name}' is not an admin key (set `admin: true` in the keys file)",
+                        code="admin_required")
+    return principal
+
+
+AdminDep = Annotated[Principal, Depends(require_admin)]
+
+
+async def get_database(db: Annotated[str, Path(description="database name, as in GET /v1/databases")],
+                       principal: PrincipalDep, state: StateDep) -> Database:
+    """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases."""
+    registry = state.registry
+    visible = [e.name for e in registry.entries() if may_use(principal, e)]
+    if not principal.grants(db):
+        raise Forbidden(f"API key '{principal.name}' may not use database '{db}'", code="database_forbidden",
+                        suggestions=nearest(db, visible))
+    entry = registry.entry(db, visible)
+    layer = registry.layer(entry)
+    role_obj = None
+    if principal.role is not None:
+        role_obj = layer.semantic.roles.get(principal.role)
+        if role_obj is None:
+            raise Forbidden(f"API key '{principal.name}' has role '{principal.role}', which database '{db}' does not define; "
+                            "the key cannot use this database", code="role_not_defined")
+    return Database(entry, layer, principal, principal.role, role_obj)
+
+
+DatabaseDep = Annotated[Database, Depends(get_database)]
+
+
+def executor_for(state: ServiceState, database: Database) -> Any:
+    """The executor of a database (503 problems come from BackendUnavailable / ConfigError)."""
+    return state.registry.executor(database.layer)

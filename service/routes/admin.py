@@ -1,0 +1,22 @@
+"""Operations: reload every layer (and the keys file) without a restart."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from ..deps import AdminDep, StateDep
+from .schemas import ReloadResponse, problem_responses
+
+router = APIRouter(prefix="/v1", tags=["admin"], responses=problem_responses(401, 403, 503))
+
+
+@router.post("/reload", response_model=ReloadResponse, summary="Reload every layer (admin)")
+def reload(state: StateDep, _admin: AdminDep) -> ReloadResponse:
+    """A layer that now fails validation keeps serving its last good version; its errors are listed here and in /v1/ready."""
+    report, keys_error = state.reload()
+    failed = {}
+    for name in report.failed:
+        entry = state.registry.entry(name)
+        failed[name] = state.registry.relative_errors(entry.errors) if entry.errors else []
+    return ReloadResponse(reloaded=report.reloaded, unchanged=report.unchanged, failed=failed, removed=report.removed,
+                          keys_error=keys_error)

@@ -1,0 +1,35 @@
+"""convertSmqToSql: an SMQ compiled to SQL for the caller's role, with a five-row preview.
+
+The preview runs in the database's own dialect (whatever dialect the SQL is shown in) with its
+LIMIT pushed into the SQL. When the database cannot run it (backend down, query failing or timing
+out) the SQL is still returned, with `preview: null` and `preview_error`: compiling needs no database.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from engine.errors import EngineError
+
+from ..deps import DatabaseDep, StateDep, executor_for
+from ..settings import PREVIEW_ROWS
+from .paging import paginate
+from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
+
+router = APIRouter(prefix="/v1/databases", tags=["smq"], responses=problem_responses(400, 401, 403, 404, 422, 503))
+
+
+@router.post("/{db}/compile", response_model=CompileResponse, summary="convertSmqToSql: compile an SMQ (and preview it)")
+def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep) -> CompileResponse:
+    layer = database.layer
+    dialect = (body.dialect or layer.dialect).lower()
+    sql = layer.compile(body.smq, dialect=dialect, role=database.role)
+    if not body.preview:
+        return CompileResponse(sql=sql, dialect=dialect)
+    page = paginate(layer.compile_expression(body.smq, layer.dialect, database.role), PREVIEW_ROWS, probe=False)
+    try:
+        result = executor_for(state, database).execute(page.run.sql(dialect=layer.dialect), max_rows=PREVIEW_ROWS,
+                                                       timeout_s=state.settings.query_timeout_s)
+    except EngineError as err:  # the SQL is fine; only running it failed
+        return CompileResponse(sql=sql, dialect=dialect, preview_error=ProblemItem(**err.to_dict()))
+    return CompileResponse(sql=sql, dialect=dialect, preview=Preview(columns=result.columns, rows=result.rows))

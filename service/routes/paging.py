@@ -1,0 +1,47 @@
+"""Pushing a page (LIMIT/OFFSET) into a compiled query, so the database, not the service, cuts rows.
+
+The compiled SMQ may carry its own `limit`; a page never reaches past it. One probe row beyond the
+page is fetched when more rows may exist, which is how `truncated` is known without a COUNT.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+
+@dataclass(frozen=True)
+class Page:
+    shown: exp.Query  # the page's SQL as reported to the caller (LIMIT = page size)
+    run: exp.Query  # the SQL executed: the page plus a probe row when more rows may exist
+    size: int  # rows at most in the page
+
+
+def _literal_limit(query: exp.Query) -> tuple[bool, int | None]:
+    """(has a LIMIT, its value when it is an integer literal)."""
+    node = query.args.get("limit")
+    if node is None:
+        return False, None
+    value = node.args.get("expression")
+    if isinstance(value, exp.Literal) and value.is_int:
+        return True, int(value.this)
+    return True, None
+
+
+def paginate(query: exp.Query, limit: int, offset: int = 0, *, probe: bool = True) -> Page:
+    """The query limited to `limit` rows after `offset`, within any LIMIT it already has."""
+    query = query.copy()
+    has_limit, existing = _literal_limit(query)
+    if not isinstance(query, exp.Select) or query.args.get("offset") is not None or (has_limit and existing is None):
+        # not a plain SELECT we can edit safely: page over it as a subquery
+        query = exp.select("*").from_(query.subquery("smq_page"))
+        has_limit, existing = False, None
+    remaining = None if existing is None else max(existing - offset, 0)
+    size = limit if remaining is None else min(limit, remaining)
+    more_possible = remaining is None or remaining > size
+    shown = query.limit(size, copy=True)
+    run = query.limit(size + 1 if probe and more_possible else size, copy=True)
+    if offset:
+        shown, run = shown.offset(offset, copy=False), run.offset(offset, copy=False)
+    return Page(shown, run, size)

@@ -1,0 +1,30 @@
+"""The BI call: an SMQ compiled for the caller's role, paged in SQL, and run.
+
+`limit` defaults to and is capped by SMQ_MAX_ROWS; the page is pushed into the SQL (LIMIT/OFFSET)
+so the database does the cutting. `truncated` says more rows exist beyond the page.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from ..deps import DatabaseDep, StateDep, executor_for
+from .paging import paginate
+from .schemas import QueryRequest, QueryResponse, problem_responses
+
+router = APIRouter(prefix="/v1/databases", tags=["smq"],
+                   responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
+
+
+@router.post("/{db}/query", response_model=QueryResponse, summary="Compile an SMQ and return its rows")
+def query(body: QueryRequest, database: DatabaseDep, state: StateDep) -> QueryResponse:
+    layer = database.layer
+    max_rows = state.settings.max_rows
+    limit = max_rows if body.limit is None else min(body.limit, max_rows)
+    page = paginate(layer.compile_expression(body.smq, layer.dialect, database.role), limit, body.offset)
+    executor = executor_for(state, database)
+    result = executor.execute(page.run.sql(dialect=layer.dialect), max_rows=page.size,
+                              timeout_s=state.settings.query_timeout_s)
+    return QueryResponse(sql=page.shown.sql(dialect=layer.dialect, pretty=True), columns=result.columns, rows=result.rows,
+                         row_count=result.row_count, truncated=result.truncated, elapsed_ms=result.elapsed_ms,
+                         limit=page.size, offset=body.offset)

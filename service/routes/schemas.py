@@ -1,0 +1,157 @@
+"""Request and response bodies of the v1 API: the contract clients code against, as shown in /docs."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SMQ_EXAMPLE = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"],
+               "order_by": ["-OrdersModel__orderCount"]}
+
+
+class Strict(BaseModel):
+    """Request bodies refuse unknown keys: a misspelt `limt` must not be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+# -- errors ---------------------------------------------------------------------------------
+class ProblemLocation(BaseModel):
+    file: str | None = None
+    line: int | None = None
+    column: int | None = None
+    field: str | None = None
+
+
+class ProblemItem(BaseModel):
+    code: str
+    message: str
+    location: ProblemLocation
+    suggestions: list[str] = []
+
+
+class Problem(BaseModel):
+    """RFC 9457 problem details, the body of every error response (media type application/problem+json)."""
+
+    type: str = Field(examples=["https://smq.dev/errors/unknown_element"])
+    title: str
+    status: int
+    detail: str
+    code: str
+    errors: list[ProblemItem]
+    instance: str
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses=` entries documenting the problem body for these statuses."""
+    return {s: {"model": Problem, "content": {"application/problem+json": {}}} for s in statuses}
+
+
+# -- health -----------------------------------------------------------------------------------
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+
+
+class DatabaseReadiness(BaseModel):
+    name: str
+    status: Literal["ok", "stale", "invalid"]
+    version: str | None = None
+    loaded_at: float | None = Field(None, description="unix time the served version was loaded")
+    error_count: int = 0
+    errors: list[ProblemItem] | None = Field(None, description="the latest load's errors (for a key that may use the database)")
+
+
+class Readiness(BaseModel):
+    status: Literal["ready", "degraded", "not_ready"]
+    databases: list[DatabaseReadiness] | None = Field(None, description="per database (authenticated callers)")
+    counts: dict[str, int] = Field(description="databases by status")
+    keys_error: str | None = None
+
+
+# -- databases --------------------------------------------------------------------------------
+class DatabaseSummary(BaseModel):
+    name: str
+    status: Literal["ok", "stale", "invalid"]
+    dialect: str | None
+    description: str | None
+
+
+class ModelSummary(BaseModel):
+    name: str
+    description: str
+
+
+class DatabaseDetail(DatabaseSummary):
+    version: str
+    backend: str | None
+    role: str | None = Field(None, description="the access role applied to this API key")
+    models: list[ModelSummary]
+
+
+class DatabaseList(BaseModel):
+    databases: list[DatabaseSummary]
+
+
+class ElementsRequest(Strict):
+    models: list[str] = Field(default_factory=list, description="model names; empty: every model",
+                              examples=[["OrdersModel", "CustomersModel"]])
+
+
+class ElementsResponse(BaseModel):
+    models: list[dict[str, Any]] = Field(description="per model: dimensions, measures and metrics with types and descriptions")
+
+
+# -- compile / query / execute ------------------------------------------------------------------
+class CompileRequest(Strict):
+    smq: dict[str, Any] = Field(description="the SMQ: metrics, group_by, filters, order_by, limit", examples=[SMQ_EXAMPLE])
+    dialect: str | None = Field(None, description="SQL dialect of the output (default: the database's)")
+    preview: bool = Field(True, description="run the query with LIMIT 5 and return the rows")
+
+
+class Preview(BaseModel):
+    columns: list[str]
+    rows: list[list[Any]]
+
+
+class CompileResponse(BaseModel):
+    sql: str
+    dialect: str
+    preview: Preview | None = None
+    preview_error: ProblemItem | None = Field(None, description="why the preview could not run (the SQL is still valid)")
+
+
+class QueryRequest(Strict):
+    smq: dict[str, Any] = Field(examples=[SMQ_EXAMPLE])
+    limit: int | None = Field(None, ge=0, description="page size (default and cap: the service's max rows)")
+    offset: int = Field(0, ge=0, description="rows to skip (order the SMQ for stable pages)")
+
+
+class Rows(BaseModel):
+    sql: str = Field(description="the SQL as run on the database")
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool = Field(description="more rows exist than were returned")
+    elapsed_ms: float
+
+
+class QueryResponse(Rows):
+    limit: int = Field(description="the page size applied")
+    offset: int
+
+
+class ExecuteRequest(Strict):
+    sql: str = Field(min_length=1, description="one read-only SELECT in the database's dialect",
+                     examples=["SELECT status, COUNT(*) AS n FROM orders GROUP BY status"])
+
+
+# -- admin --------------------------------------------------------------------------------------
+class ReloadResponse(BaseModel):
+    reloaded: list[str]
+    unchanged: list[str]
+    failed: dict[str, list[ProblemItem]] = Field(
+        description="databases whose files fail validation (the last good version is served)")
+    removed: list[str]
+    keys_error: str | None = None

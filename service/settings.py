@@ -1,0 +1,32 @@
+"""The service's configuration: environment variables prefixed `SMQ_`, overridden by `smq serve` flags.
+
+One object, read once at start-up and passed to `create_app`; nothing else in the service reads the
+environment, so a test builds a `Settings(...)` and gets a fully isolated app.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PREVIEW_ROWS = 5  # the spec's five-row preview of convertSmqToSql
+
+
+class Settings(BaseSettings):
+    """Service settings; every field is also `SMQ_<FIELD>` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="SMQ_", extra="ignore")
+
+    models_dir: Path = Field(Path("semantic_models"), description="folder of database layers")
+    api_keys_file: Path | None = Field(None, description="YAML file of API keys (sha256 digests)")
+    open_access: bool = Field(False, description="serve without keys (local demo only): every caller is an admin")
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65535)
+    max_rows: int = Field(10_000, ge=1, description="most rows one query or execute call returns")
+    query_timeout_s: float = Field(30.0, gt=0, description="per-query time budget, cancelled on the engine")
+    reload_models: bool = Field(False, description="watch the layer files and reload changed layers")
+    reload_interval_s: float = Field(1.0, gt=0, description="how often the watcher polls file mtimes")
+    backend_retry_s: float = Field(5.0, ge=0, description="how long a failed backend connection is not retried")
+    log_level: str = "info"

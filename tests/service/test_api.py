@@ -1,0 +1,161 @@
+"""Every endpoint's happy path, in process, on the demo DuckDB database."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from .conftest import auth
+
+ADMIN = auth("admin-key")
+BY_STATUS = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"]}
+
+
+def test_health_needs_no_key(client: TestClient) -> None:
+    r = client.get("/v1/health")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok"
+
+
+def test_ready_anonymous_gets_counts_only(client: TestClient) -> None:
+    r = client.get("/v1/ready")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["status"] == "degraded"  # the `broken` layer never loads
+    assert body["databases"] is None
+    assert body["counts"]["invalid"] == 1 and body["counts"]["ok"] >= 3
+
+
+def test_ready_with_key_lists_databases_and_errors_with_locations(client: TestClient) -> None:
+    body = client.get("/v1/ready", headers=ADMIN).json()
+    by_name = {d["name"]: d for d in body["databases"]}
+    assert by_name["shop"]["status"] == "ok" and by_name["shop"]["errors"] is None
+    broken = by_name["broken"]
+    assert broken["status"] == "invalid" and broken["error_count"] >= 1
+    error = broken["errors"][0]
+    assert set(error) == {"code", "message", "location", "suggestions"}
+    assert error["location"]["file"].startswith("broken/")  # relative to the models folder: no server paths
+    assert error["location"]["line"] >= 1
+
+
+def test_list_databases(client: TestClient) -> None:
+    names = {d["name"]: d for d in client.get("/v1/databases", headers=ADMIN).json()["databases"]}
+    assert {"shop", "other", "nofile", "broken"} <= set(names)
+    assert names["shop"] == {"name": "shop", "status": "ok", "dialect": "duckdb", "description": names["shop"]["description"]}
+    assert names["broken"]["status"] == "invalid" and names["broken"]["dialect"] is None
+
+
+def test_database_detail(client: TestClient) -> None:
+    body = client.get("/v1/databases/shop", headers=ADMIN).json()
+    assert body["dialect"] == "duckdb" and body["backend"] == "duckdb" and body["status"] == "ok"
+    assert body["role"] is None and len(body["version"]) == 16
+    models = {m["name"]: m["description"] for m in body["models"]}
+    assert len(models) == 8 and models["OrdersModel"].startswith("One row per order")
+
+
+def test_elements(client: TestClient) -> None:
+    r = client.post("/v1/databases/shop/elements", json={"models": ["OrdersModel"]}, headers=ADMIN)
+    assert r.status_code == 200
+    (model,) = r.json()["models"]
+    assert model["name"] == "OrdersModel"
+    dims = {d["name"]: d for d in model["dimensions"]}
+    assert dims["OrdersModel__orderDate"]["type"] == "date" and "grains" in dims["OrdersModel__orderDate"]
+    assert "expr" not in dims["OrdersModel__status"]  # types and descriptions, never expressions
+    assert {m["name"] for m in model["metrics"]} >= {"averageOrderValue", "returnRate"}
+
+
+def test_elements_of_every_model_when_empty(client: TestClient) -> None:
+    r = client.post("/v1/databases/shop/elements", json={}, headers=ADMIN)
+    assert len(r.json()["models"]) == 8
+
+
+def test_compile_with_preview(client: TestClient, duck: Any) -> None:
+    smq = {**BY_STATUS, "order_by": ["-OrdersModel__orderCount"]}
+    body = client.post("/v1/databases/shop/compile", json={"smq": smq}, headers=ADMIN).json()
+    assert body["dialect"] == "duckdb" and body["sql"].startswith("SELECT")
+    assert body["preview_error"] is None
+    assert body["preview"]["columns"] == ["OrdersModel__status", "OrdersModel__orderCount"]
+    truth = duck("SELECT TRIM(status) s, COUNT(*) n FROM orders GROUP BY s ORDER BY n DESC LIMIT 5")
+    assert [tuple(r) for r in body["preview"]["rows"]] == truth
+
+
+def test_compile_preview_has_at_most_five_rows_within_the_smq_limit(client: TestClient) -> None:
+    smq = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__orderDate__month"]}
+    rows = client.post("/v1/databases/shop/compile", json={"smq": smq}, headers=ADMIN).json()["preview"]["rows"]
+    assert len(rows) == 5
+    rows = client.post("/v1/databases/shop/compile", json={"smq": {**smq, "limit": 2}}, headers=ADMIN).json()["preview"]["rows"]
+    assert len(rows) == 2
+
+
+def test_compile_without_preview_and_in_another_dialect(client: TestClient) -> None:
+    body = client.post("/v1/databases/shop/compile", json={"smq": BY_STATUS, "dialect": "snowflake", "preview": False},
+                       headers=ADMIN).json()
+    assert body["dialect"] == "snowflake" and body["preview"] is None and body["preview_error"] is None
+    body = client.post("/v1/databases/shop/compile", json={"smq": BY_STATUS, "dialect": "postgres"}, headers=ADMIN).json()
+    assert body["dialect"] == "postgres" and len(body["preview"]["rows"]) == 5  # the preview runs in duckdb
+
+
+def test_compile_without_a_reachable_database_still_returns_sql(client: TestClient) -> None:
+    r = client.post("/v1/databases/nofile/compile", json={"smq": BY_STATUS}, headers=ADMIN)
+    assert r.status_code == 200
+    body = r.json()
+    assert "SELECT" in body["sql"] and body["preview"] is None
+    assert body["preview_error"]["code"] == "backend_unavailable"
+
+
+def test_query_returns_rows(client: TestClient, duck: Any) -> None:
+    r = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers=ADMIN)
+    body = r.json()
+    assert r.status_code == 200
+    assert body["columns"] == ["OrdersModel__status", "OrdersModel__orderCount"]
+    assert body["row_count"] == len(body["rows"]) == 6 and body["truncated"] is False
+    assert sum(n for _, n in body["rows"]) == duck("SELECT COUNT(*) FROM orders")[0][0]
+    assert body["limit"] == 1000 and body["offset"] == 0 and body["elapsed_ms"] >= 0
+
+
+def test_query_pages_are_pushed_into_sql(client: TestClient) -> None:
+    full = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers=ADMIN).json()["rows"]
+    page = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS, "limit": 2, "offset": 3}, headers=ADMIN).json()
+    assert page["rows"] == full[3:5] and page["truncated"] is True
+    assert page["sql"].rstrip().endswith("LIMIT 2\nOFFSET 3")
+    last = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS, "limit": 2, "offset": 4}, headers=ADMIN).json()
+    assert last["rows"] == full[4:6] and last["truncated"] is False
+
+
+def test_query_page_stays_within_the_smq_limit(client: TestClient) -> None:
+    smq = {**BY_STATUS, "limit": 4}
+    body = client.post("/v1/databases/shop/query", json={"smq": smq, "limit": 3, "offset": 2}, headers=ADMIN).json()
+    assert body["row_count"] == 2 and body["truncated"] is False and body["limit"] == 2
+
+
+def test_query_is_capped_by_max_rows(client: TestClient) -> None:
+    smq = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__orderId"]}  # 5000 rows
+    body = client.post("/v1/databases/shop/query", json={"smq": smq, "limit": 50_000}, headers=ADMIN).json()
+    assert body["row_count"] == 1000 and body["truncated"] is True and body["limit"] == 1000
+
+
+def test_execute(client: TestClient) -> None:
+    sql = "SELECT TRIM(status) AS status, COUNT(*) AS n FROM orders GROUP BY 1 ORDER BY 2 DESC"
+    body = client.post("/v1/databases/shop/execute", json={"sql": sql}, headers=ADMIN).json()
+    assert body["sql"] == sql  # no role: the SQL runs byte for byte
+    assert body["columns"] == ["status", "n"] and body["rows"][0] == ["delivered", 3376]
+    assert body["truncated"] is False
+
+
+def test_execute_caps_rows(client: TestClient) -> None:
+    body = client.post("/v1/databases/shop/execute", json={"sql": "SELECT order_id FROM orders"}, headers=ADMIN).json()
+    assert body["row_count"] == 1000 and body["truncated"] is True
+
+
+def test_reload_reports_unchanged_layers(client: TestClient) -> None:
+    body = client.post("/v1/reload", headers=ADMIN).json()
+    assert "shop" in body["unchanged"] and body["reloaded"] == [] and "broken" in body["failed"]
+
+
+def test_openapi_documents_every_route(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ("/v1/health", "/v1/ready", "/v1/databases", "/v1/databases/{db}", "/v1/databases/{db}/elements",
+                 "/v1/databases/{db}/compile", "/v1/databases/{db}/query", "/v1/databases/{db}/execute", "/v1/reload"):
+        assert path in paths
+    assert client.get("/docs").status_code == 200
