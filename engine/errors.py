@@ -107,11 +107,12 @@ def nearest(name: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     by_lower: dict[str, str] = {}
     for c in pool:
         by_lower.setdefault(c.lower(), c)
-    hits = difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6)
-    if not hits:
-        # a suffix match helps with "revenue" -> "OrderItemsModel__revenue"
-        tail = name.lower().split("__")[-1]
-        hits = [k for k in by_lower if k.split("__")[-1] == tail][:n]
+    # an element named without its model ("revenue" -> "OrderItemsModel__revenue") first, then spelling
+    tail = name.lower().split("__")[-1]
+    hits = [k for k in by_lower if "__" in k and k.split("__")[-1] == tail and k != name.lower()][:n]
+    for k in difflib.get_close_matches(name.lower(), list(by_lower), n=n, cutoff=0.6):
+        if k not in hits and len(hits) < n:
+            hits.append(k)
     return [by_lower[h] for h in hits]
 
 
