@@ -14,6 +14,7 @@ agent reads the environment, so a test builds an `AgentConfig(...)` and gets an 
 | SMQ_INCLUDE_THOUGHTS | 0 to stop asking Gemini for thought summaries (for models without thinking) |
 | SMQ_AGENT_MAX_TURNS, SMQ_AGENT_TIMEOUT_S | the step budget (30) and the per-run time budget (300 s) |
 | SMQ_TRACE_DIR | where traces are written (default ./traces) |
+| SMQ_AGENT_TOOLS | exploration tools switched on besides the paper's three (comma-separated, spec section 7) |
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ class AgentConfig:
     query_timeout_s: float = 30.0
     preview_rows: int = 5
     trace_dir: Path | None = Path("traces")  # None: no trace files (the result still carries the trace)
+    tools: tuple[str, ...] = ()  # exploration tools (agent/explore.py) on top of the paper's three; default none
 
     @property
     def model_name(self) -> str:
@@ -135,6 +137,8 @@ class AgentConfig:
             values["thinking_level"] = env["SMQ_THINKING_LEVEL"]
         if env.get("SMQ_INCLUDE_THOUGHTS"):
             values["include_thoughts"] = env["SMQ_INCLUDE_THOUGHTS"].strip().lower() not in ("0", "false", "no", "off")
+        if env.get("SMQ_AGENT_TOOLS"):
+            values["tools"] = parse_tools(env["SMQ_AGENT_TOOLS"])
         if env.get("SMQ_TRACE_DIR"):
             values["trace_dir"] = Path(env["SMQ_TRACE_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -152,5 +156,17 @@ class AgentConfig:
         if self.thinking_level is not None and self.thinking_level.lower() not in THINKING_LEVELS:
             raise AgentConfigError(f"SMQ_THINKING_LEVEL must be one of {', '.join(THINKING_LEVELS)}, got {self.thinking_level!r}",
                                    location=Location(field="thinking_level"))
+        if self.tools:
+            from .explore import EXPLORE_TOOLS
+
+            unknown = [t for t in self.tools if t not in EXPLORE_TOOLS]
+            if unknown:
+                raise AgentConfigError(f"unknown tool(s) {', '.join(unknown)}; the optional tools are {', '.join(EXPLORE_TOOLS)}",
+                                       location=Location(field="tools"))
         if self.max_turns < 1 or self.max_smq_calls < 0 or self.max_repairs < 0 or self.run_timeout_s <= 0:
             raise AgentConfigError("the agent's budgets must be positive (max turns, SMQ calls, repairs, timeout)")
+
+
+def parse_tools(text: str | None) -> tuple[str, ...]:
+    """`list_tables, describe_table` -> ("list_tables", "describe_table"); order kept, repeats dropped."""
+    return tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))

@@ -102,7 +102,8 @@ class Agent:
         config = self.config
         guards = RunGuards(self.layer.dialect, self.layer.models, config.max_smq_calls, config.max_repairs)
         toolbox = Toolbox(self.layer, self.executor, guards, role=self.role, max_rows=config.max_rows,
-                          preview_rows=config.preview_rows, query_timeout_s=config.query_timeout_s)
+                          preview_rows=config.preview_rows, query_timeout_s=config.query_timeout_s,
+                          extra_tools=config.tools)
         trace = Trace(uuid.uuid4().hex, self.layer.name, question, self.provider.name, self.provider.model,
                       self.layer.dialect, self.role)
         run = _Run(self, trace, toolbox, guards)
@@ -140,7 +141,7 @@ class _Run:
     def loop(self, question: str) -> tuple[str, str | None, ToolOutcome | None]:
         agent, config, hooks = self.agent, self.agent.config, self.agent.hooks
         system = system_prompt(config)
-        tools = tool_specs()
+        tools = tool_specs(config.tools)
         self.messages.append(Message("user", starting_context(agent.layer, question, agent.role)))
         deadline = hooks.clock() + config.run_timeout_s
         for index in range(1, config.max_turns + 1):

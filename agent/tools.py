@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, Sequence
 
 from engine import Layer
 from engine.access import apply_role_to_sql
@@ -38,8 +38,11 @@ class SqlExecutor(Protocol):
     def execute(self, sql: str, *, max_rows: int = ..., timeout_s: float = ...) -> QueryResult: ...
 
 
-def tool_specs() -> list[ToolSpec]:
-    """The function declarations sent to every provider (descriptions from prompts/tools.yml)."""
+def tool_specs(extra: Sequence[str] = ()) -> list[ToolSpec]:
+    """The function declarations sent to every provider (descriptions from prompts/tools.yml).
+
+    `extra` switches on exploration tools of spec section 7 (agent/explore.py) after the paper's three.
+    """
     d = tool_descriptions()
     names = {"type": "array", "items": {"type": "string"}}
     smq = {
@@ -60,7 +63,13 @@ def tool_specs() -> list[ToolSpec]:
         ToolSpec(CONVERT, d[CONVERT], {"type": "object", "properties": {"smq": smq}, "required": ["smq"]}),
         ToolSpec(EXECUTE, d[EXECUTE], {"type": "object", "properties": {
             "sql": {"type": "string", "description": d[f"{EXECUTE}.sql"]}}, "required": ["sql"]}),
-    ]
+    ] + (_explore_specs(extra) if extra else [])
+
+
+def _explore_specs(extra: Sequence[str]) -> list[ToolSpec]:
+    from .explore import explore_tool_specs
+
+    return explore_tool_specs(tuple(extra))
 
 
 @dataclass
@@ -84,7 +93,8 @@ class Toolbox:
     """The tools bound to one database, one executor, one role and one run's guards."""
 
     def __init__(self, layer: Layer, executor: SqlExecutor, guards: RunGuards, *, role: str | None = None,
-                 max_rows: int = 1000, preview_rows: int = 5, query_timeout_s: float = 30.0) -> None:
+                 max_rows: int = 1000, preview_rows: int = 5, query_timeout_s: float = 30.0,
+                 extra_tools: Sequence[str] = ()) -> None:
         self.layer = layer
         self.executor = executor
         self.guards = guards
@@ -93,14 +103,38 @@ class Toolbox:
         self.max_rows = max_rows
         self.preview_rows = preview_rows
         self.query_timeout_s = query_timeout_s
+        self.extra_tools = tuple(extra_tools)
+        self.explorer = self._explorer() if self.extra_tools else None
+
+    def _explorer(self) -> Any:
+        """The exploration tools (spec section 7); tables they show become usable in the final SQL."""
+        from .explore import ExploreLimits, Explorer
+        from .guards import bare_sql, table_key
+
+        def seen(table: Any) -> None:
+            self.guards.seen.setdefault(table_key(table), bare_sql(table, self.layer.dialect))
+
+        limits = ExploreLimits(timeout_s=self.query_timeout_s, python_enabled="python" in self.extra_tools)
+        return Explorer(self.layer, self.executor, role=self.role, limits=limits, on_table=seen)
+
+    def call_explore(self, call: ToolCall) -> ToolOutcome:
+        try:
+            result = self.explorer.call(call.name, call.arguments)
+        except BackendUnavailable as err:
+            return ToolOutcome({"error": error_text(err)}, "fatal", err.message)
+        except EngineError as err:
+            return ToolOutcome({"error": error_text(err)}, "error", err.message)
+        return ToolOutcome(result, "ok", f"{call.name} answered")
 
     def call(self, call: ToolCall) -> ToolOutcome:
         if call.argument_error:
             return ToolOutcome({"error": f"the arguments of {call.name} could not be read: {call.argument_error}; "
                                          "send a JSON object"}, "error", "unreadable arguments")
+        if call.name in self.extra_tools:
+            return self.call_explore(call)
         handler = {GET_ELEMENTS: self.get_model_data_elements, CONVERT: self.convert_smq_to_sql, EXECUTE: self.execute}.get(call.name)
         if handler is None:
-            return ToolOutcome({"error": f"unknown tool '{call.name}'; the tools are {', '.join(TOOL_NAMES)}"}, "error",
+            return ToolOutcome({"error": f"unknown tool '{call.name}'; the tools are {', '.join(TOOL_NAMES + self.extra_tools)}"}, "error",
                                f"unknown tool {call.name}")
         return handler(call.arguments)
 

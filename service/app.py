@@ -20,7 +20,7 @@ from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .registry import Registry
-from .routes import admin, ask, compile, databases, execute, health, query
+from .routes import admin, ask, compile, databases, execute, health, query, tools
 from .routes.health import service_version
 from .settings import Settings
 
@@ -74,6 +74,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
     app.state.smq = state
     errors.install(app)
-    for module in (health, databases, compile, query, execute, admin, ask):
+    for module in (health, databases, compile, query, execute, admin, ask, tools):
         app.include_router(module.router)
     return app

@@ -46,6 +46,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "database_invalid": 503, "layer_invalid": 503, "backend_unavailable": 503, "invalid_connection": 503,
     "query_timeout": 504,
     "agent_not_configured": 503, "invalid_agent_config": 503,
+    "tool_disabled": 403, "unknown_tool": 404,
 }
 
 TITLES: dict[str, str] = {

@@ -23,7 +23,8 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_command
 def _optional_registrars() -> list[Callable]:
     """Commands whose packages need optional dependencies register only when importable."""
     out = []
-    for module in ("smq_cli.commands.service_commands", "smq_cli.commands.agent_commands", "smq_cli.commands.eval_commands"):
+    for module in ("smq_cli.commands.service_commands", "smq_cli.commands.agent_commands", "smq_cli.commands.explore_commands",
+                   "smq_cli.commands.eval_commands"):
         try:
             mod = __import__(module, fromlist=["register"])
         except ImportError:

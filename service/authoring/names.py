@@ -18,6 +18,9 @@ from engine.layer.exprs import ExprError, parse_expression, parse_table
 
 _TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _SIMPLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+# SQLite-only reserved words; the rest come from sqlglot's MySQL and DuckDB generators (see _reserved)
+_EXTRA_RESERVED = {"abort", "autoincrement", "glob", "indexed", "isnull", "notnull", "pragma", "vacuum", "transaction",
+                   "temp", "temporary", "raise", "regexp", "exists", "escape", "collate", "offset", "limit", "order", "group"}
 ID_SUFFIXES = ("id", "ids", "code", "key", "ref", "no", "num", "fk", "pk")
 STOPWORDS = {"the", "a", "an", "of", "in", "on", "for", "to", "by", "and", "or", "per", "is", "its", "this", "at", "with"}
 
@@ -25,6 +28,9 @@ STOPWORDS = {"the", "a", "an", "of", "in", "on", "for", "to", "by", "and", "or",
 _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman", "mice": "mouse", "geese": "goose",
               "feet": "foot", "teeth": "tooth", "data": "data", "media": "media", "criteria": "criterion", "series": "series",
               "species": "species", "news": "news", "status": "status", "bus": "bus", "analysis": "analysis"}
+
+
+_IE_WORDS = {"movies", "cookies", "calories", "zombies", "rookies", "brownies", "genies", "hippies", "selfies", "prairies"}
 
 
 def ascii_text(text: str) -> str:
@@ -45,8 +51,10 @@ def singular(word: str) -> str:
     if len(w) <= 3 or w.endswith(("ss", "us", "is")):
         return w
     if w.endswith("ies"):
-        return w[:-3] + "y"
-    if w.endswith(("ches", "shes", "xes", "zes", "sses")):
+        return w[:-1] if w in _IE_WORDS or len(w) <= 4 else w[:-3] + "y"
+    if w.endswith(("ches", "shes", "xes", "sses")):
+        return w[:-2]
+    if w.endswith("uses") and w[-5] not in "aeiou":  # statuses, campuses, buses (not houses, causes)
         return w[:-2]
     if w.endswith("s"):
         return w[:-1]
@@ -84,7 +92,10 @@ def pascal(words: list[str]) -> str:
 
 
 def camel(words: list[str]) -> str:
-    return (words[0] + pascal(words[1:])) if words else ""
+    out = words[0] if words else ""
+    for prev, word in zip(words, words[1:]):
+        out += word if prev.isdigit() else word[:1].upper() + word[1:]  # `2nd` stays `2nd`
+    return out
 
 
 def model_name(table: str) -> str:
@@ -131,11 +142,27 @@ def words_text(name: str) -> str:
 # -- physical names as the loader will read them ------------------------------------------------
 
 
+@lru_cache(maxsize=1)
+def _reserved() -> frozenset[str]:
+    """Words no dialect we write for accepts as a bare column (`t.order` fails in SQLite)."""
+    from sqlglot.dialects.dialect import Dialect
+
+    words = set(_EXTRA_RESERVED)
+    for dialect in ("mysql", "duckdb", "postgres", "sqlite"):
+        words |= {w.lower().removesuffix("_p") for w in Dialect.get_or_raise(dialect).generator_class.RESERVED_KEYWORDS}
+    return frozenset(words)
+
+
+def _plain_ok(name: str, dialect: str) -> bool:
+    if not _SIMPLE.match(name) or name.lower() in _reserved():
+        return False
+    return not (dialect == "postgres" and name != name.lower())  # PostgreSQL folds unquoted names to lower case
+
+
 @lru_cache(maxsize=4096)
 def column_sql(name: str, dialect: str) -> str:
     """A column reference that parses back to exactly `name` in `dialect` (quoted only if needed)."""
-    plain_ok = bool(_SIMPLE.match(name)) and not (dialect == "postgres" and name != name.lower())
-    if plain_ok:
+    if _plain_ok(name, dialect):
         try:
             node = parse_expression(name, dialect)
             if isinstance(node, exp.Column) and not node.table and node.name == name:
@@ -148,8 +175,7 @@ def column_sql(name: str, dialect: str) -> str:
 @lru_cache(maxsize=4096)
 def table_sql(name: str, dialect: str) -> str:
     """A table reference that parses back to exactly `name` (`"Order Details"`, `` `order` ``)."""
-    plain_ok = bool(_SIMPLE.match(name)) and not (dialect == "postgres" and name != name.lower())
-    if plain_ok:
+    if _plain_ok(name, dialect):
         try:
             node = parse_table(name, dialect)
             if node.name == name and not node.db:

@@ -35,6 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--role", help="run as this access role (row filters and hidden elements apply to every tool)")
     p.add_argument("--trace-dir", type=Path, help="folder for the trace files (default: $SMQ_TRACE_DIR, then ./traces)")
     p.add_argument("--max-turns", type=int, help="step budget (default 30)")
+    p.add_argument("--tools", metavar="A,B,...", help="also switch on exploration tools (spec section 7): listModels, "
+                   "list_tables, describe_table, get_join_info, get_col_values, find_rows, profile_column, read_query, "
+                   "python (default: $SMQ_AGENT_TOOLS, else only the paper's three)")
     p.add_argument("question", help="the question, in plain language")
     p.set_defaults(func=cmd_ask)
 
@@ -55,8 +58,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from service.executors import BackendUnavailable, ConfigError
 
     try:
+        from agent.config import parse_tools
+
         config = AgentConfig.from_env(provider=args.provider, model=args.model, trace_dir=args.trace_dir,
-                                      max_turns=args.max_turns)
+                                      max_turns=args.max_turns, tools=parse_tools(args.tools) if args.tools else None)
     except AgentConfigError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
         return EXIT_BAD_INPUT

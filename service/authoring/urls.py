@@ -1,0 +1,117 @@
+"""Database URLs for `smq init --from`: what to connect to, and what database.yml should say.
+
+    sqlite:///relative/file.db      sqlite:////absolute/file.db
+    duckdb:///file.duckdb
+    postgresql://user[:password]@host[:port]/database[?schema=name]     (also postgres://)
+    mysql://user[:password]@host[:port]/database                        (also mariadb://)
+
+A password in the URL is used to connect but never written: database.yml gets `${VAR}` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+SCHEMES = {"sqlite": "sqlite", "sqlite3": "sqlite", "duckdb": "duckdb", "postgresql": "postgres", "postgres": "postgres",
+           "mysql": "mysql", "mariadb": "mysql"}
+
+
+class UrlError(ValueError):
+    """A URL that names no database we can introspect."""
+
+
+@dataclass(frozen=True)
+class ConnectionSpec:
+    backend: str  # sqlite | duckdb | postgres | mysql (also the sqlglot dialect)
+    path: Path | None = None
+    host: str | None = None
+    port: int | None = None
+    user: str | None = None
+    password: str | None = None
+    database: str | None = None
+    schema: str | None = None
+
+    @property
+    def dialect(self) -> str:
+        return self.backend
+
+    def describe(self) -> str:
+        if self.path is not None:
+            return f"{self.backend} file {self.path}"
+        where = f"{self.host}:{self.port}/{self.database}"
+        return f"{self.backend} database {where}" + (f" (schema {self.schema})" if self.schema else "")
+
+    def password_variable(self, db_name: str) -> str:
+        return f"SMQ_{re.sub(r'[^A-Za-z0-9]', '_', db_name).upper()}_PASSWORD"
+
+    def yaml_connection(self, layer_dir: Path, db_name: str) -> dict[str, Any]:
+        """The `connection:` block: file paths relative to the layer folder when inside it, no secrets."""
+        if self.path is not None:
+            path = self.path.resolve()
+            try:
+                shown = os.path.relpath(path, layer_dir.resolve())
+                if shown.startswith(".."):
+                    shown = str(path)
+            except ValueError:  # another drive
+                shown = str(path)
+            return {"backend": self.backend, "path": shown}
+        out: dict[str, Any] = {"backend": self.backend, "host": self.host, "port": self.port}
+        if self.user:
+            out["user"] = self.user
+        if self.password:
+            out["password"] = "${" + self.password_variable(db_name) + "}"
+        out["database"] = self.database
+        if self.schema and self.backend == "postgres":
+            out["schema"] = self.schema
+        return out
+
+    def executor_connection(self) -> dict[str, Any]:
+        """The same block with the real password and an absolute path, for running checks now."""
+        if self.path is not None:
+            return {"backend": self.backend, "path": str(self.path.resolve())}
+        out = {"backend": self.backend, "host": self.host, "port": self.port, "user": self.user, "database": self.database}
+        if self.password:
+            out["password"] = self.password
+        if self.schema and self.backend == "postgres":
+            out["schema"] = self.schema
+        return {k: v for k, v in out.items() if v is not None}
+
+
+def parse_url(url: str) -> ConnectionSpec:
+    """Parse a database URL; raises UrlError saying what is wrong and what is expected."""
+    scheme, sep, rest = url.partition("://")
+    backend = SCHEMES.get(scheme.lower()) if sep else None
+    if backend is None:
+        raise UrlError(f"unsupported database URL '{url}': expected sqlite:///file.db, duckdb:///file.duckdb, "
+                       "postgresql://user@host:port/db?schema=name or mysql://user@host:port/db")
+    if backend in ("sqlite", "duckdb"):
+        if not rest.startswith("/") or len(rest) < 2:
+            raise UrlError(f"'{url}': write {scheme}:///relative/path or {scheme}:////absolute/path")
+        path = Path(unquote(rest[1:].split("?", 1)[0])).expanduser()
+        if not path.is_file():
+            raise UrlError(f"'{url}': no such file: {path}")
+        return ConnectionSpec(backend, path=path)
+    parsed = urlparse(url)
+    database = unquote(parsed.path.lstrip("/"))
+    if not database:
+        raise UrlError(f"'{url}': the URL names no database (…/{'dbname'})")
+    query = parse_qs(parsed.query)
+    schema = (query.get("schema") or query.get("currentSchema") or [None])[0]
+    try:
+        port = parsed.port
+    except ValueError:
+        raise UrlError(f"'{url}': the port is not a number") from None
+    return ConnectionSpec(
+        backend,
+        host=parsed.hostname or "127.0.0.1",
+        port=port or (5432 if backend == "postgres" else 3306),
+        user=unquote(parsed.username) if parsed.username else None,
+        password=unquote(parsed.password) if parsed.password else None,
+        database=database,
+        schema=(schema or "public") if backend == "postgres" else None,
+    )

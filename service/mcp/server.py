@@ -1,0 +1,119 @@
+"""`smq mcp`: an MCP server (official MCP Python SDK, low-level `Server`) over stdio or streamable HTTP.
+
+Same keys and policies as REST: over stdio the caller is the key in `SMQ_API_KEY` (checked once at
+start-up: a wrong key stops the server with exit code 3); over HTTP every request carries
+`Authorization: Bearer <key>`, checked by an ASGI middleware before the MCP layer (401 problem
+otherwise) and again per tool call to resolve the caller's databases and role. `--open` serves
+without keys (local use): every caller is an unrestricted admin.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+
+from engine.errors import EngineError
+
+from ..auth import OPEN_PRINCIPAL, Principal
+from ..deps import ServiceState
+from ..errors import Unauthorized
+from ..routes.health import service_version
+from .tools import ToolRunner, declared_tools
+
+log = logging.getLogger("smq.mcp")
+
+INSTRUCTIONS = ("A semantic layer over SQL databases. Explore models with listModels and getModelDataElements, compile "
+                "SMQs with convertSmqToSql (the compiled SQL shows the physical tables and joins), explore tables with "
+                "list_tables/describe_table/get_col_values, then answer with one read-only execute.")
+
+Scope = MutableMapping[str, Any]
+ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]
+
+
+def build_server(state: ServiceState, *, default_db: str | None = None, python_enabled: bool = False,
+                 stdio_principal: Principal | None = None) -> Server:
+    """The MCP server; `stdio_principal` is the caller over stdio (None: HTTP, read per request)."""
+    runner = ToolRunner(state, default_db=default_db, python_enabled=python_enabled)
+
+    def principal_of(ctx: Any) -> Principal:
+        if stdio_principal is not None:
+            return stdio_principal
+        request = getattr(ctx, "request", None)
+        headers = getattr(request, "headers", None)
+        return state.authenticate(headers.get("authorization") if headers is not None else None)
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        principal = principal_of(ctx)
+        databases = runner.databases_for(principal)
+        specs = declared_tools(python_enabled, len(databases) > 1, databases)
+        return types.ListToolsResult(tools=[types.Tool(name=s.name, description=s.description, input_schema=s.parameters)
+                                            for s in specs])
+
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments = dict(params.arguments or {})
+        try:
+            principal = principal_of(ctx)
+            database = await runner.resolve(principal, arguments)
+            request = getattr(ctx, "request", None)
+            session = (request.headers.get("mcp-session-id") if request is not None else None) or "stdio"
+            result, is_error = await anyio.to_thread.run_sync(runner.run, params.name, arguments, database, session)
+        except EngineError as err:
+            result, is_error = {"error": err.formatted(), "code": err.code}, True
+        text = json.dumps(result, default=str, ensure_ascii=False)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                    structured_content=result, is_error=is_error)
+
+    return Server("smq", version=service_version(), instructions=INSTRUCTIONS, on_list_tools=list_tools,
+                  on_call_tool=call_tool)
+
+
+def stdio_principal(state: ServiceState, environ: MutableMapping[str, str] | None = None) -> Principal:
+    """The stdio caller: open access, or the key in SMQ_API_KEY (raises Unauthorized)."""
+    if state.keys is None:
+        return OPEN_PRINCIPAL
+    key = (environ if environ is not None else os.environ).get("SMQ_API_KEY", "").strip()
+    if not key:
+        raise Unauthorized("set SMQ_API_KEY to an API key from the keys file (the MCP client's `env`)")
+    return state.authenticate(f"Bearer {key}")
+
+
+async def serve_stdio(server: Server) -> None:
+    from mcp.server.stdio import stdio_server
+
+    async with stdio_server() as (read, write):
+        await server.run(read, write, server.create_initialization_options())
+
+
+class BearerGate:
+    """ASGI middleware: every HTTP request needs a valid key (a 401 problem otherwise), before any MCP work."""
+
+    def __init__(self, app: ASGIApp, state: ServiceState) -> None:
+        self.app = app
+        self.state = state
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and self.state.keys is not None:
+            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+            try:
+                self.state.authenticate(headers.get("authorization"))
+            except Unauthorized as err:
+                body = json.dumps({"type": "https://smq.dev/errors/unauthorized", "title": "Missing or invalid API key",
+                                   "status": 401, "detail": err.message, "code": "unauthorized",
+                                   "instance": scope.get("path", "")}).encode()
+                await send({"type": "http.response.start", "status": 401,
+                            "headers": [(b"content-type", b"application/problem+json"), (b"www-authenticate", b"Bearer")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(server: Server, state: ServiceState, *, host: str = "127.0.0.1") -> Any:
+    """The streamable-HTTP ASGI app at /mcp, behind the key check."""
+    return BearerGate(server.streamable_http_app(host=host), state)
