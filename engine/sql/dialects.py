@@ -12,6 +12,17 @@ from sqlglot import exp
 SUPPORTED_DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "trino")
 
 
+_TYPES: dict[str, exp.DataType] = {}
+
+
+def _type(name: str) -> exp.DataType:
+    """A DataType node; built (parsed) once per name, copied after: building parses the text."""
+    proto = _TYPES.get(name)
+    if proto is None:
+        proto = _TYPES[name] = exp.DataType.build(name)
+    return proto.copy()
+
+
 def _lit(value: str) -> exp.Literal:
     return exp.Literal.string(value)
 
@@ -28,7 +39,7 @@ def to_date(value: exp.Expression, dialect: str) -> exp.Expression:
     """A date/timestamp value as a plain DATE (the day it falls on)."""
     if dialect in ("sqlite", "mysql", "bigquery"):
         return _f("DATE", value)
-    return exp.Cast(this=value, to=exp.DataType.build("DATE"))
+    return exp.Cast(this=value, to=_type("DATE"))
 
 
 def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
@@ -43,7 +54,7 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
         if grain == "year":
             return _f("DATE", value, _lit("start of year"))
         # quarter: start of month, minus (month - 1) % 3 months
-        month = exp.Cast(this=_f("STRFTIME", _lit("%m"), value), to=exp.DataType.build("INT"))
+        month = exp.Cast(this=_f("STRFTIME", _lit("%m"), value), to=_type("INT"))
         # parenthesised: in SQLite || binds tighter than %
         back = exp.Paren(this=exp.Mod(this=exp.Paren(this=exp.Sub(this=month, expression=_num(1))), expression=_num(3)))
         modifier = exp.DPipe(this=exp.DPipe(this=_lit("-"), expression=back), expression=_lit(" months"))
@@ -67,11 +78,11 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
         return _f("DATE_TRUNC", _f("DATE", value), exp.var(unit))
     if dialect == "snowflake" and grain == "week":
         # DATE_TRUNC('WEEK') follows the WEEK_START session parameter; ISO day numbers do not
-        day = exp.Cast(this=value, to=exp.DataType.build("DATE"))
+        day = exp.Cast(this=value, to=_type("DATE"))
         back = exp.Sub(this=_f("DAYOFWEEKISO", day), expression=_num(1))
-        return exp.Cast(this=_f("DATEADD", exp.var("DAY"), exp.Neg(this=exp.Paren(this=back)), day), to=exp.DataType.build("DATE"))
+        return exp.Cast(this=_f("DATEADD", exp.var("DAY"), exp.Neg(this=exp.Paren(this=back)), day), to=_type("DATE"))
     # postgres, duckdb, trino, snowflake: DATE_TRUNC('unit', x), cast back to DATE (it returns a timestamp for timestamps)
-    return exp.Cast(this=_f("DATE_TRUNC", _lit(grain), value), to=exp.DataType.build("DATE"))
+    return exp.Cast(this=_f("DATE_TRUNC", _lit(grain), value), to=_type("DATE"))
 
 
 def add_interval(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
@@ -87,15 +98,15 @@ def add_interval(value: exp.Expression, count: int, unit: str, dialect: str) -> 
     if dialect == "bigquery":
         return _f("DATE_ADD", value, exp.Interval(this=_num(count), unit=exp.var(unit.upper())))
     if dialect == "snowflake":
-        return exp.Cast(this=_f("DATEADD", exp.var(unit.upper()), _num(count), value), to=exp.DataType.build("DATE"))
+        return exp.Cast(this=_f("DATEADD", exp.var(unit.upper()), _num(count), value), to=_type("DATE"))
     if dialect == "trino":
         return _f("DATE_ADD", _lit(unit), _num(count), value)
     if dialect == "postgres":
         shifted = exp.Add(this=value, expression=exp.Interval(this=_lit(f"{count} {unit}"), unit=None))
-        return exp.Cast(this=shifted, to=exp.DataType.build("DATE"))
+        return exp.Cast(this=shifted, to=_type("DATE"))
     # duckdb and anything else sqlglot transpiles well
     shifted = exp.Add(this=value, expression=exp.Interval(this=_lit(str(count)), unit=exp.var(unit.upper())))
-    return exp.Cast(this=shifted, to=exp.DataType.build("DATE"))
+    return exp.Cast(this=shifted, to=_type("DATE"))
 
 
 def date_literal(value: exp.Literal, type_: str, dialect: str) -> exp.Expression:
@@ -106,7 +117,7 @@ def date_literal(value: exp.Literal, type_: str, dialect: str) -> exp.Expression
     """
     if dialect in ("sqlite", "mysql"):
         return value
-    return exp.Cast(this=value, to=exp.DataType.build("DATE" if type_ == "date" else "TIMESTAMP"))
+    return exp.Cast(this=value, to=_type("DATE" if type_ == "date" else "TIMESTAMP"))
 
 
 def typed_null(cte: str, column: str, dialect: str) -> exp.Expression:
@@ -124,6 +135,6 @@ def typed_null(cte: str, column: str, dialect: str) -> exp.Expression:
 def float_division(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
     """numerator / denominator in floating point; NULL when the denominator is zero."""
     return exp.Div(
-        this=exp.Cast(this=numerator, to=exp.DataType.build("DOUBLE")),
+        this=exp.Cast(this=numerator, to=_type("DOUBLE")),
         expression=exp.Nullif(this=denominator, expression=_num(0)),
     )
