@@ -65,17 +65,19 @@ def infer_links(source: Source | None, tables: list[Table], *, use_declared: boo
             links.append(link)
     taken = {p for link in links for p in link.pairs()}
     taken |= {(c, d, a, b) for a, b, c, d in taken}
+    candidates = []
     for table in tables:
         for col in table.columns:
             if (table.name.lower(), col.name.lower()) in covered or col.kind == "other":
                 continue
             best = _best_candidate(source, table, col.name, tables, sample_rows)
-            if best is None:
-                continue
-            if best.pairs() & taken:
-                continue
-            links.append(best)
-            taken |= best.pairs() | {(c, d, a, b) for a, b, c, d in best.pairs()}
+            if best is not None:
+                candidates.append(best)
+    for best in sorted(candidates, key=lambda l: -l.confidence):  # of two directions of one pair, the surer one
+        if best.pairs() & taken:
+            continue
+        links.append(best)
+        taken |= best.pairs() | {(c, d, a, b) for a, b, c, d in best.pairs()}
     return links, skipped
 
 
@@ -89,15 +91,18 @@ def _declared(source: Source | None, table: Table, fk: ForeignKey, by_name: dict
     if parent is None:
         skipped.append(Skipped(shown, f"table '{fk.ref_table}' does not exist"))
         return None
-    if parent is table:
-        skipped.append(Skipped(shown, "a model cannot join itself; wrap the second role in a derived model (sql:) by hand"))
-        return None
     from_cols = _resolve(table, fk.columns)
     to_cols = _resolve(parent, fk.ref_columns or parent.primary_key or parent.key)
     if from_cols is None or to_cols is None or len(from_cols) != len(to_cols):
         skipped.append(Skipped(shown, "its columns do not all exist"))
         return None
     to_unique = parent.is_unique(to_cols)
+    if parent is table:  # joined to a copy of the table in the role the column names (an employee's manager)
+        if to_unique is False:
+            skipped.append(Skipped(shown, f"{', '.join(to_cols)} is not unique in {table.name}"))
+            return None
+        return Link(table.name, from_cols, parent.name, to_cols, "many_to_one", "declared", 1.0,
+                    f"declared foreign key {shown}, to the table itself: joined to a copy of it")
     if to_unique is False:
         if table.is_unique(from_cols):
             return Link(parent.name, to_cols, table.name, from_cols, "many_to_one", "declared", 1.0,
@@ -307,8 +312,10 @@ def _value_evidence(source: Source | None, table: Table, columns: tuple[str, ...
         bonus = 0.2
     elif share >= 0.9:
         bonus = 0.1
+    elif share >= 0.7:
+        bonus = -0.15
     elif share >= 0.5:
-        bonus = -0.1
+        bonus = -0.3
     else:
         bonus = -0.5
     if bonus > 0 and distinct <= 2 and col.kind == "number" and len(columns) == 1:

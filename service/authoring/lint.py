@@ -54,6 +54,21 @@ class Warning_:
         return f"{self.file}:{self.line}:{self.column}: warning: {self.message} [{self.rule}]"
 
 
+def lint_joins_file(directory: Path, ignore: set[str] = frozenset()) -> list[Warning_]:
+    """The joins.yml rules alone: they need no valid layer (a join without relationship does not load)."""
+    path = directory / "joins.yml"
+    if not path.exists():
+        return []
+    linter = _Linter(None, directory)
+    try:
+        node = load_yaml(path, display_path(path))
+    except Exception:  # noqa: BLE001 - broken YAML is reported by validation
+        return []
+    if isinstance(node, YMap) and isinstance(node.get("joins"), YSeq):
+        linter.joins(node["joins"], display_path(path))
+    return [w for w in linter.warnings if w.rule not in ignore]
+
+
 def lint_layer(layer: Layer, ignore: set[str] = frozenset()) -> list[Warning_]:
     """Every warning for one (valid) layer, sorted by file and line."""
     directory = Path(layer.semantic.directory)
@@ -63,7 +78,7 @@ def lint_layer(layer: Layer, ignore: set[str] = frozenset()) -> list[Warning_]:
 
 
 class _Linter:
-    def __init__(self, layer: Layer, directory: Path) -> None:
+    def __init__(self, layer: Layer | None, directory: Path) -> None:
         self.layer = layer
         self.directory = directory
         self.warnings: list[Warning_] = []

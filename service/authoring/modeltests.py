@@ -239,16 +239,21 @@ def check_no_orphans(layer: Layer, spec: dict[str, Any], run: Runner) -> tuple[b
     many, many_key, one, one_key = _walks(edge)[0]
     base, other = _model(layer, many), _model(layer, one)
     key = qualify(many_key, "b")
-    match = exp.select(exp.Literal.number(1)).from_(_from(other, "o")).where(exp.EQ(this=qualify(one_key, "o"), expression=key.copy()))
-    orphan = exp.and_(exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())), exp.Not(this=exp.Exists(this=match)))
+    parts = list(key.expressions) if isinstance(key, exp.Tuple) else [key]  # a composite key: (a, b)
+    targets = list(qualify(one_key, "o").expressions) if isinstance(one_key, exp.Tuple) else [qualify(one_key, "o")]
+    match = exp.select(exp.Literal.number(1)).from_(_from(other, "o")).where(
+        exp.and_(*[exp.EQ(this=t, expression=p.copy()) for t, p in zip(targets, parts)]))
+    present = [exp.Not(this=exp.Is(this=p.copy(), expression=exp.Null())) for p in parts]
+    orphan = exp.and_(*present, exp.Not(this=exp.Exists(this=match)))
     total = _scalar(run, _count(from_=_from(base, "b")), layer.dialect)
     orphans = _scalar(run, _count(from_=_from(base, "b")).where(orphan.copy()), layer.dialect)
     allowed = float(spec.get("max_share") or 0)
     share = orphans / total if total else 0.0
     if share <= allowed:
         return True, f"{orphans:,} of {total:,} rows without a match" if orphans else ""
-    _, examples = run(exp.select(key.copy()).distinct().from_(_from(base, "b")).where(orphan.copy()).limit(5).sql(dialect=layer.dialect))
-    shown = ", ".join(repr(r[0]) for r in examples)
+    _, examples = run(exp.select(*[p.copy() for p in parts]).distinct().from_(_from(base, "b")).where(orphan.copy()).limit(5)
+                      .sql(dialect=layer.dialect))
+    shown = ", ".join(repr(r[0] if len(r) == 1 else tuple(r)) for r in examples)
     return False, (f"{orphans:,} of {total:,} {base.name} rows ({share:.1%}, allowed {allowed:.1%}) have a {many_key.sql(dialect=layer.dialect)} "
                    f"that matches no {other.name} row, e.g. {shown}")
 

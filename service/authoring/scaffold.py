@@ -48,17 +48,34 @@ def build_layer_doc(catalog: Catalog, links: list[Link], skipped: list[Skipped],
         models[table.name] = unique(model_name(table.name), taken)
         stem = "_".join(tokens(table.name)) or "table"
         files[table.name] = f"models/{unique(stem, used_files, style='snake')}.yml"
-    joins, notes = plan_joins(catalog, links, models)
+    ends: list[tuple[Link, str, str]] = []
+    roles: dict[str, tuple[Table, Link]] = {}  # role model name -> (its table, the self-reference)
+    for link in links:
+        if link.from_table not in models or link.to_table not in models:
+            continue
+        if link.from_table == link.to_table:
+            role = unique(pascal(base_tokens(link.from_columns[0])) + model_name(link.to_table), taken)
+            roles[role] = (catalog.table(link.to_table), link)
+            ends.append((link, models[link.from_table], role))
+        else:
+            ends.append((link, models[link.from_table], models[link.to_table]))
+    joins, notes = plan_joins(catalog, ends)
     one_side = {j["to"] for j in joins if j["relationship"] == "many_to_one"}
     referencing: dict[str, list[Link]] = {}
-    for link in links:
-        if link.from_table in models and link.to_table in models:
-            referencing.setdefault(link.from_table, []).append(link)
+    for link, _, _ in ends:
+        referencing.setdefault(link.from_table, []).append(link)
     entries: dict[str, ModelEntry] = {}
     for table in catalog.tables:
         body = model_body(table, models, referencing.get(table.name, []), dialect, fans_out=models[table.name] in one_side)
         entry = ModelEntry(files[table.name], body, header=model_header(table))
         entries[f"table:{body['table'].lower()}"] = entry
+    for role, (table, link) in roles.items():
+        base = entries[f"table:{table_text(table, dialect).lower()}"].body
+        body = role_body(role, table, link, base, dialect)
+        stem = "_".join(tokens(table.name) + base_tokens(link.from_columns[0]))
+        entries[f"sql:{role}"] = ModelEntry(f"models/{unique(stem, used_files, style='snake')}.yml", body,
+                                            header=[f"A copy of {table.name} for the rows its {link.from_columns[0]} refers to "
+                                                    "(a model cannot join itself)."])
     doc = LayerDoc(
         database=database_body(catalog, db_name, layer_dir, spec),
         models=entries,
@@ -150,14 +167,27 @@ def on_text(columns: tuple[str, ...], dialect: str, clean: str = "") -> str:
     return parts[0] if len(parts) == 1 else f"({', '.join(parts)})"
 
 
-def plan_joins(catalog: Catalog, links: list[Link], models: dict[str, str]) -> tuple[list[dict[str, Any]], list[list[str]]]:
+def role_body(role: str, table: Table, link: Link, base: dict[str, Any], dialect: str) -> dict[str, Any]:
+    """A derived model over the same table, for the other end of a self-reference (no measures)."""
+    one, _ = _words(table)
+    role_words = " ".join(base_tokens(link.from_columns[0]))
+    query = exp.select("*").from_(exp.to_table(table_text(table, dialect), dialect=dialect))
+    body: dict[str, Any] = {
+        "name": role,
+        "description": f"The {one} that another {one}'s {role_words} refers to: a copy of {table.name}, joined from {base['name']}.",
+        "sql": query.sql(dialect=dialect),
+    }
+    if "primary_key" in base:
+        body["primary_key"] = base["primary_key"]
+    body["dimensions"] = [dict(d) for d in base.get("dimensions", [])]
+    return body
+
+
+def plan_joins(catalog: Catalog, ends: list[tuple[Link, str, str]]) -> tuple[list[dict[str, Any]], list[list[str]]]:
     """joins.yml entries and their comments; edge keys stay distinct among the edges touching a model."""
     used: dict[str, set[str]] = {}
     joins, notes = [], []
-    for link in sorted(links, key=lambda l: (l.from_table.lower(), l.from_columns, l.to_table.lower())):
-        if link.from_table not in models or link.to_table not in models:
-            continue
-        src, dst = models[link.from_table], models[link.to_table]
+    for link, src, dst in sorted(ends, key=lambda e: (e[0].from_table.lower(), e[0].from_columns, e[0].to_table.lower())):
         words = base_tokens(link.from_columns[0]) if len(link.from_columns) == 1 else []
         if not words or words in (["id"], ["code"], ["key"]):
             words = singular_tokens(link.to_table)

@@ -16,7 +16,7 @@ from typing import Any
 
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, ReadOnlyViolation
-from .readonly import check_read_only
+from .readonly import ensure_read_only
 
 PIP_PACKAGE = "google-cloud-bigquery"
 
@@ -54,7 +54,7 @@ class BigQueryExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
-        check_read_only(sql, self.dialect)
+        ensure_read_only(sql, self.dialect)
         started = time.perf_counter()
         self._verify_select(sql, timeout_s)
         config = self._bq.QueryJobConfig(use_legacy_sql=False, maximum_bytes_billed=self.maximum_bytes_billed)

@@ -16,7 +16,7 @@ import duckdb
 
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from .readonly import check_read_only
+from .readonly import ensure_read_only
 
 LOCKED_CONFIG = {
     "enable_external_access": False,  # no read_csv/ATTACH/COPY of other files, no httpfs
@@ -42,7 +42,7 @@ class DuckDBExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
-        check_read_only(sql, self.dialect)
+        ensure_read_only(sql, self.dialect)
         with self._lock:
             cursor = self._db.cursor()
         started = time.perf_counter()

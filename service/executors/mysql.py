@@ -17,7 +17,7 @@ from typing import Any
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
-from .readonly import check_read_only
+from .readonly import ensure_read_only
 
 # server error numbers meaning "your statement ran out of time / was killed"
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, KILL QUERY
@@ -61,7 +61,7 @@ class MySQLExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
-        check_read_only(sql, self.dialect)
+        ensure_read_only(sql, self.dialect)
         conn = self._acquire_prepared(max_rows, timeout_s)
         discard = True  # unless the connection is known clean afterwards, close it
         try:

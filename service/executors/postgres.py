@@ -25,7 +25,7 @@ from .base import (
     timeout_message,
 )
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from .readonly import check_read_only
+from .readonly import ensure_read_only
 
 _cursor_ids = itertools.count(1)
 
@@ -86,7 +86,7 @@ class PostgresExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
-        check_read_only(sql, self.dialect)
+        ensure_read_only(sql, self.dialect)
         query = strip_trailing_semicolons(sql, self.dialect)  # it is wrapped in DECLARE ... CURSOR FOR
         self._ensure_open()
         errors = self._psycopg.errors

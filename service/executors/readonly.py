@@ -13,6 +13,9 @@ policies) without parsing twice.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import re
 from typing import cast
 
@@ -145,3 +148,26 @@ def _unparseable(sql: str, dialect: str, error: Exception) -> ReadOnlyViolation 
         f"cannot parse the SQL as {dialect}{at}: {description}",
         location=Location(field="sql", line=line, column=column),
     )
+
+
+_VERIFIED: OrderedDict[tuple[str, str], None] = OrderedDict()
+_VERIFIED_LOCK = threading.Lock()
+_VERIFIED_MAX = 2048
+
+
+def ensure_read_only(sql: str, dialect: str) -> None:
+    """check_read_only for executors: a text that passed once passes again without a parse.
+
+    BI front ends send the same compiled SQL over and over; parsing it each time is a large share
+    of a small query's cost. Only passing verdicts are remembered, keyed by the exact text.
+    """
+    key = (sql, dialect)
+    with _VERIFIED_LOCK:
+        if key in _VERIFIED:
+            _VERIFIED.move_to_end(key)
+            return
+    check_read_only(sql, dialect)
+    with _VERIFIED_LOCK:
+        _VERIFIED[key] = None
+        if len(_VERIFIED) > _VERIFIED_MAX:
+            _VERIFIED.popitem(last=False)

@@ -19,7 +19,7 @@ from typing import Any
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
-from .readonly import check_read_only
+from .readonly import ensure_read_only
 
 # connection-mapping keys passed to snowflake.connector.connect as they are
 SETTING_KEYS = ("account", "user", "password", "warehouse", "database", "schema", "role", "authenticator",
@@ -54,7 +54,7 @@ class SnowflakeExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
-        check_read_only(sql, self.dialect)
+        ensure_read_only(sql, self.dialect)
         conn = self._pool.acquire()
         discard = False
         started = time.perf_counter()

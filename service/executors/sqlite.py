@@ -15,7 +15,7 @@ from pathlib import Path
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
-from .readonly import check_read_only
+from .readonly import ensure_read_only
 
 _PROGRESS_STEPS = 1_000  # VM instructions between deadline checks: ~microseconds
 
@@ -42,7 +42,7 @@ class SqliteExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
-        check_read_only(sql, self.dialect)
+        ensure_read_only(sql, self.dialect)
         conn = self._pool.acquire()
         started = time.perf_counter()
         deadline = time.monotonic() + timeout_s

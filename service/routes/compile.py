@@ -13,7 +13,7 @@ from engine.errors import EngineError
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..settings import PREVIEW_ROWS
-from .paging import paginate
+from .paging import paged_sql
 from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["smq"], responses=problem_responses(400, 401, 403, 404, 422, 503))
@@ -26,9 +26,9 @@ def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep) ->
     sql = layer.compile(body.smq, dialect=dialect, role=database.role)
     if not body.preview:
         return CompileResponse(sql=sql, dialect=dialect)
-    page = paginate(layer.compile_expression(body.smq, layer.dialect, database.role), PREVIEW_ROWS, probe=False)
+    page = paged_sql(layer, body.smq, database.role, PREVIEW_ROWS, probe=False)
     try:
-        result = executor_for(state, database).execute(page.run.sql(dialect=layer.dialect), max_rows=PREVIEW_ROWS,
+        result = executor_for(state, database).execute(page.run, max_rows=PREVIEW_ROWS,
                                                        timeout_s=state.settings.query_timeout_s)
     except EngineError as err:  # the SQL is fine; only running it failed
         return CompileResponse(sql=sql, dialect=dialect, preview_error=ProblemItem(**err.to_dict()))

@@ -6,7 +6,11 @@ page is fetched when more rows may exist, which is how `truncated` is known with
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from sqlglot import exp
 
@@ -45,3 +49,41 @@ def paginate(query: exp.Query, limit: int, offset: int = 0, *, probe: bool = Tru
     if offset:
         shown, run = shown.offset(offset, copy=False), run.offset(offset, copy=False)
     return Page(shown, run, size)
+
+
+@dataclass(frozen=True)
+class PagedSql:
+    shown: str  # pretty SQL for the response
+    run: str  # SQL to execute (the layer's dialect)
+    size: int
+
+
+_CACHE: OrderedDict[tuple, PagedSql] = OrderedDict()
+_LOCK = threading.Lock()
+_MAX = 1024
+
+
+def paged_sql(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 0, *, probe: bool = True) -> PagedSql:
+    """compile_expression + paginate + generate, memoised per layer version.
+
+    A BI front end repeats the same queries (dashboards refresh); compiling, paging and
+    generating SQL twice costs more than many of the queries themselves.
+    """
+    try:
+        key = (id(layer), layer.version, json.dumps(smq, sort_keys=True), role, limit, offset, probe)
+    except (TypeError, ValueError):
+        key = None  # not JSON: let the engine report it
+    if key is not None:
+        with _LOCK:
+            hit = _CACHE.get(key)
+            if hit is not None:
+                _CACHE.move_to_end(key)
+                return hit
+    page = paginate(layer.compile_expression(smq, layer.dialect, role), limit, offset, probe=probe)
+    result = PagedSql(page.shown.sql(dialect=layer.dialect, pretty=True), page.run.sql(dialect=layer.dialect), page.size)
+    if key is not None:
+        with _LOCK:
+            _CACHE[key] = result
+            if len(_CACHE) > _MAX:
+                _CACHE.popitem(last=False)
+    return result

@@ -9,7 +9,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ..deps import DatabaseDep, StateDep, executor_for
-from .paging import paginate
+from .paging import paged_sql
 from .schemas import QueryRequest, QueryResponse, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["smq"],
@@ -21,10 +21,9 @@ def query(body: QueryRequest, database: DatabaseDep, state: StateDep) -> QueryRe
     layer = database.layer
     max_rows = state.settings.max_rows
     limit = max_rows if body.limit is None else min(body.limit, max_rows)
-    page = paginate(layer.compile_expression(body.smq, layer.dialect, database.role), limit, body.offset)
+    page = paged_sql(layer, body.smq, database.role, limit, body.offset)
     executor = executor_for(state, database)
-    result = executor.execute(page.run.sql(dialect=layer.dialect), max_rows=page.size,
-                              timeout_s=state.settings.query_timeout_s)
-    return QueryResponse(sql=page.shown.sql(dialect=layer.dialect, pretty=True), columns=result.columns, rows=result.rows,
+    result = executor.execute(page.run, max_rows=page.size, timeout_s=state.settings.query_timeout_s)
+    return QueryResponse(sql=page.shown, columns=result.columns, rows=result.rows,
                          row_count=result.row_count, truncated=result.truncated, elapsed_ms=result.elapsed_ms,
                          limit=page.size, offset=body.offset)

@@ -224,7 +224,7 @@ def bigquery_backend() -> Backend:
     executor = BigQueryExecutor(client=client, maximum_bytes_billed=10**9)
 
     def raw_write() -> str:
-        with mock.patch("service.executors.bigquery.check_read_only"):  # bypass the guard
+        with mock.patch("service.executors.bigquery.ensure_read_only"):  # bypass the guard
             return _expect_refusal(lambda: executor.execute("INSERT INTO items (id) VALUES (99)"))
 
     def still_running() -> int:  # the client asked BigQuery to cancel, and the fake engine stopped
