@@ -7,24 +7,22 @@ checks what spans files (join endpoints, metric inputs and cycles, primary keys)
 from __future__ import annotations
 
 import gc
-import hashlib
-import os
 import re
 from pathlib import Path
 from typing import Any, Callable
 
 from sqlglot import exp
 
-from ..errors import ErrorCollector, LayerError, LayerValidationError, Location, nearest
+from ..errors import LayerError, LayerValidationError, Location, nearest
 from ..sql.dialects import SUPPORTED_DIALECTS
 from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
 from .model import (
     AGGREGATIONS, GRAINS, JOIN_TYPES, METRIC_TYPES, RELATIONSHIPS, SQL_TYPE_ALIASES, Dimension, JoinEdge, Measure,
     Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable, TimeSpine, Window,
 )
-from .yamlpos import YMap, YSeq, load_yaml, where
+from .reader import NAME_RULE, BaseReader, _kind, display_path
+from .yamlpos import YMap, YSeq, where
 
-NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access")
@@ -38,114 +36,8 @@ METRIC_KEYS = (
 JOIN_KEYS = ("from", "to", "key", "relationship", "type", "on", "preferred", "description")
 
 
-def display_path(path: Path) -> str:
-    """A path as users see it in messages: relative to the working directory when inside it."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
-
-
-class _Reader:
-    """Reads one database folder; every problem goes to `self.errors`."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.errors = ErrorCollector()
-        self.dialect = "duckdb"
-        self.hasher = hashlib.sha256()
-        self.files: list[str] = []
-        self.broken: set[str] = set()  # models whose file could not be read
-
-    # -- helpers -------------------------------------------------------------------------
-    def read(self, path: Path) -> tuple[Any, str]:
-        shown = display_path(path)
-        self.files.append(shown)
-        try:
-            self.hasher.update(path.read_bytes())
-        except OSError:
-            pass
-        try:
-            return load_yaml(path, shown), shown
-        except LayerError as err:
-            self.errors.errors.append(err)
-            return None, shown
-
-    def mapping(self, value: Any, file: str, field: str, parent: Any = None, key: Any = None) -> YMap | None:
-        if isinstance(value, YMap):
-            return value
-        loc = where(file, parent, key, field=field) if parent is not None else Location(file, 1, 1, field)
-        self.errors.add(f"{field or 'file'}: expected a mapping of keys to values, got {_kind(value)}", loc, code="invalid_shape")
-        return None
-
-    def known_keys(self, node: YMap, allowed: tuple[str, ...], file: str, field: str) -> None:
-        for key in node:
-            if key not in allowed:
-                self.errors.add(
-                    f"{field + ': ' if field else ''}unknown key '{key}' (allowed: {', '.join(allowed)})",
-                    where(file, node, key, field=f"{field}.{key}" if field else key, at_key=True),
-                    code="unknown_key",
-                    suggestions=nearest(key, allowed, 1),
-                )
-
-    def text(self, node: YMap, key: str, file: str, field: str, *, required: bool = False, default: str = "") -> str:
-        value = node.get(key)
-        if value is None:
-            if required:
-                self.errors.add(f"{field}: missing required key '{key}'", where(file, node, field=field), code="missing_key")
-            return default
-        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-            self.errors.add(f"{field}.{key}: expected text, got {_kind(value)}", where(file, node, key, field=f"{field}.{key}"), code="invalid_shape")
-            return default
-        return str(value)
-
-    def name(self, node: YMap, file: str, field: str, what: str) -> str | None:
-        name = self.text(node, "name", file, field, required=True)
-        if not name:
-            return None
-        if not NAME_RULE.match(name) or "__" in name:
-            self.errors.add(
-                f"{field}.name: invalid {what} name '{name}': use letters, digits and single underscores, starting with a letter (no '__')",
-                where(file, node, "name", field=f"{field}.name"),
-                code="invalid_name",
-            )
-            return None
-        return name
-
-    def expression(self, text: str, file: str, node: YMap, key: str, field: str) -> exp.Expression | None:
-        try:
-            return parse_expression(text, self.dialect)
-        except ExprError as err:
-            loc = where(file, node, key, field=field)
-            if err.column and loc.column is not None and "\n" not in text:
-                loc = Location(loc.file, loc.line, loc.column + err.column - 1, loc.field)
-            self.errors.add(f"{field}: '{text}' {err}", loc, code="invalid_expression")
-            return None
-
-    def items(self, node: YMap, key: str, file: str, field: str) -> list[tuple[int, Any, YSeq]]:
-        value = node.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, YSeq):
-            self.errors.add(f"{field}.{key}: expected a list, got {_kind(value)}", where(file, node, key, field=f"{field}.{key}"), code="invalid_shape")
-            return []
-        return [(i, item, value) for i, item in enumerate(value)]
-
-    def string_list(self, node: YMap, key: str, file: str, field: str) -> list[tuple[str, Location]]:
-        value = node.get(key)
-        if value is None:
-            return []
-        if isinstance(value, str):
-            return [(value, where(file, node, key, field=f"{field}.{key}"))]
-        out: list[tuple[str, Location]] = []
-        for i, item, seq in self.items(node, key, file, field):
-            loc = where(file, seq, i, field=f"{field}.{key}[{i}]")
-            if not isinstance(item, str):
-                self.errors.add(f"{field}.{key}[{i}]: expected text, got {_kind(item)}", loc, code="invalid_shape")
-                continue
-            out.append((item, loc))
-        return out
+class _Reader(BaseReader):
+    """Reads one database folder: database.yml, models, joins, sources and roles."""
 
     # -- database.yml ----------------------------------------------------------------------
     def database(self) -> dict[str, Any]:
@@ -626,13 +518,6 @@ def _dedupe(errors: list[LayerError]) -> list[LayerError]:
             seen.add(key)
             out.append(e)
     return out
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "nothing"
-    return {dict: "a mapping", YMap: "a mapping", list: "a list", YSeq: "a list", str: "text", bool: "true/false",
-            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
 def _plain(value: Any) -> Any:

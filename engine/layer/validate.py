@@ -8,7 +8,7 @@ from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, nearest
 from .joins import FLIP
-from .model import GRAINS, Metric, SemanticLayer, column_name
+from .model import GRAINS, SemanticLayer, column_name
 
 
 def element_names(layer: SemanticLayer) -> dict[str, str]:
