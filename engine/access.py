@@ -18,6 +18,7 @@ from .layer.joins import JoinGraph, Path
 from .layer.model import Role, SemanticLayer
 from .smq.filters import parse_filter, substitute, wrap
 from .smq.resolve import DimRef, Resolver
+from .sql.render import qualify
 
 
 @dataclass(frozen=True)
@@ -93,12 +94,12 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
                 target = layer.models[step.target].source.copy()
                 target.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
-                on = exp.EQ(this=_qualify(step.edge.left_node, from_alias), expression=_qualify(step.edge.right_node, to_alias))
+                on = exp.EQ(this=qualify(step.edge.left_node, from_alias), expression=qualify(step.edge.right_node, to_alias))
                 query = query.join(exp.Join(this=target, on=on, kind="INNER"), copy=False)
                 parent = alias
             refs = dict(f.refs)
             conditions.append(exp.Paren(this=substitute(f.node, lambda ref_name, parent=parent, refs=refs: wrap(
-                _qualify(refs[ref_name].dimension.node, parent)))))
+                qualify(refs[ref_name].dimension.node, parent)))))
         if conditions:
             query = query.where(*conditions, copy=False)
         out[name] = exp.Subquery(this=query)
@@ -126,15 +127,6 @@ def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) ->
             if isinstance(ident, exp.Identifier):
                 seen.setdefault(ident.name if ident.quoted else ident.name.lower(), ident)
     return [seen[k] for k in sorted(seen)]
-
-
-def _qualify(node: exp.Expression, alias: str) -> exp.Expression:
-    out = node.copy()
-    for c in [out] if isinstance(out, exp.Column) else list(out.find_all(exp.Column)):
-        c.set("table", exp.to_identifier(alias, quoted=True))
-        c.set("db", None)
-        c.set("catalog", None)
-    return out
 
 
 def _table_key(table: exp.Table) -> tuple[str, ...]:
