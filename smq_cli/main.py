@@ -1,6 +1,7 @@
 """`smq`: the command line. Thin: parse arguments, call the packages, print.
 
-Exit codes: 0 success; 1 an invalid layer (`validate`); 2 a bad query or bad arguments;
+Exit codes: 0 success; 1 an invalid layer (`validate`), failed model tests (`test`) or lint
+findings with --strict, or no answer (`ask`); 2 a bad query or bad arguments;
 3 a missing configuration (e.g. no model provider for `ask`); 4 an internal error.
 """
 
@@ -24,7 +25,7 @@ def _optional_registrars() -> list[Callable]:
     """Commands whose packages need optional dependencies register only when importable."""
     out = []
     for module in ("smq_cli.commands.service_commands", "smq_cli.commands.agent_commands", "smq_cli.commands.explore_commands",
-                   "smq_cli.commands.eval_commands"):
+                   "smq_cli.commands.eval_commands", "smq_cli.commands.authoring_commands"):
         try:
             mod = __import__(module, fromlist=["register"])
         except ImportError:

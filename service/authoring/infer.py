@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from .catalog import ForeignKey, Table
 from .introspect import Source
-from .names import ID_SUFFIXES, base_tokens, singular, singular_tokens, tokens
+from .names import ID_SUFFIXES, base_tokens, identifier_word, singular, singular_tokens, tokens
 
 EMIT_AT = 0.55  # lowest confidence written to joins.yml
 GENERIC_KEYS = ({"id"}, {"code"}, {"key"}, {"no"}, {"num"}, {"name"}, {"pk"})
@@ -157,7 +157,7 @@ def _starts(a: list[str], b: list[str]) -> bool:
 
 def id_like(name: str) -> bool:
     words = _strip_digits(tokens(name))
-    return bool(words) and (words[-1] in ID_SUFFIXES or words[-1] == "number" or words[-1].endswith("id"))
+    return bool(words) and (identifier_word(words[-1]) or words[-1] == "number")
 
 
 def name_score(table: Table, column: str, parent: Table, key: str) -> tuple[float, str]:
@@ -234,8 +234,8 @@ def _best_candidate(source: Source | None, table: Table, column: str, tables: li
         return None  # an empty column references nothing
     best: Link | None = None
     for parent in tables:
-        if parent is table or not parent.row_count and not parent.key:
-            continue
+        if parent is table or parent.is_view or not parent.row_count and not parent.key:
+            continue  # a view repeats its tables' columns: it is never inferred to be referenced
         for key in _targets(parent, column):
             score, why = name_score(table, column, parent, key)
             if (not score and table.key == (column,) and parent.key == (key,) and flat(tokens(column)) == flat(tokens(key))
@@ -264,7 +264,7 @@ def composite_candidates(source: Source | None, tables: list[Table], sample_rows
     """Joins on a composite key: a table holding, by name, every column of another table's key."""
     out = []
     for parent in tables:
-        if len(parent.key) < 2 or parent.key_origin == "all_columns":
+        if len(parent.key) < 2 or parent.key_origin == "all_columns" or parent.is_view:
             continue
         for table in tables:
             if table is parent:
@@ -292,6 +292,8 @@ def _value_evidence(source: Source | None, table: Table, columns: tuple[str, ...
     the evidence as text, and the cleaning the values need (when raw values mostly miss but
     trimmed, or trimmed and upper-cased, values match)."""
     col = table.column(columns[0])
+    if source is not None and table.row_count and not parent.row_count:
+        return -0.1, f"{parent.name} is empty: no value can be checked", ""  # the evidence should exist and does not
     if source is None or not table.row_count or not parent.row_count:
         return 0.0, "no data to compare", ""
     distinct, found = overlap(source, table, columns, parent, keys, sample_rows, cast=cast)

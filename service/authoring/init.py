@@ -109,6 +109,7 @@ def write_merged(doc: LayerDoc, layer_dir: Path, result: InitResult) -> None:
         result.layer = validate_doc(merged, MergeError, "your edits and the new draft do not make a valid layer; nothing was written")
     files = render_files(merged)
     result.written = write_files(layer_dir, files)
+    (layer_dir / "models").mkdir(parents=True, exist_ok=True)  # a database without tables still has a layer
     if current is not None:
         for entry in current.models.values():
             if entry.file not in files and (layer_dir / entry.file).exists():

@@ -184,12 +184,20 @@ def render_files(doc: LayerDoc) -> dict[str, str]:
     return files
 
 
+def _without_header(text: str) -> str:
+    lines = text.splitlines()
+    while lines and lines[0].startswith("#"):
+        lines.pop(0)
+    return "\n".join(lines)
+
+
 def write_files(directory: Path, files: dict[str, str], *, only_changed: bool = True) -> list[str]:
-    """Write the files; returns those whose content changed."""
+    """Write the files; returns those whose content changed. A file that differs only in its leading
+    comment lines is left alone (the user's own header comment survives)."""
     changed = []
     for rel, text in files.items():
         path = directory / rel
-        if only_changed and path.exists() and path.read_text(encoding="utf-8") == text:
+        if only_changed and path.exists() and _without_header(path.read_text(encoding="utf-8")) == _without_header(text):
             continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")

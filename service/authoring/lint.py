@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from engine import Layer
-from engine.layer.load import display_path
+from engine.layer.reader import display_path
 from engine.layer.yamlpos import YMap, YSeq, load_yaml, where
 
 from .layerdoc import read_snapshot
-from .names import ID_SUFFIXES, STOPWORDS, tokens
+from .names import STOPWORDS, identifier_word, tokens
 
 RULES: dict[str, str] = {
     "missing-description": "a model, dimension, measure or metric has no description",
@@ -43,7 +43,7 @@ _PASCAL = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 
 
 @dataclass(frozen=True)
-class Warning_:
+class LintWarning:
     file: str
     line: int
     column: int
@@ -54,7 +54,7 @@ class Warning_:
         return f"{self.file}:{self.line}:{self.column}: warning: {self.message} [{self.rule}]"
 
 
-def lint_joins_file(directory: Path, ignore: set[str] = frozenset()) -> list[Warning_]:
+def lint_joins_file(directory: Path, ignore: set[str] = frozenset()) -> list[LintWarning]:
     """The joins.yml rules alone: they need no valid layer (a join without relationship does not load)."""
     path = directory / "joins.yml"
     if not path.exists():
@@ -69,7 +69,7 @@ def lint_joins_file(directory: Path, ignore: set[str] = frozenset()) -> list[War
     return [w for w in linter.warnings if w.rule not in ignore]
 
 
-def lint_layer(layer: Layer, ignore: set[str] = frozenset()) -> list[Warning_]:
+def lint_layer(layer: Layer, ignore: set[str] = frozenset()) -> list[LintWarning]:
     """Every warning for one (valid) layer, sorted by file and line."""
     directory = Path(layer.semantic.directory)
     linter = _Linter(layer, directory)
@@ -81,13 +81,13 @@ class _Linter:
     def __init__(self, layer: Layer | None, directory: Path) -> None:
         self.layer = layer
         self.directory = directory
-        self.warnings: list[Warning_] = []
+        self.warnings: list[LintWarning] = []
         snapshot = read_snapshot(directory)
         self.drafts = {e.body.get("table", "").lower(): e.body for e in snapshot.models.values()} if snapshot else {}
 
     def warn(self, file: str, container: Any, key: Any, message: str, rule: str, *, at_key: bool = False) -> None:
         loc = where(file, container, key, at_key=at_key)
-        self.warnings.append(Warning_(loc.file or file, loc.line or 1, loc.column or 1, message, rule))
+        self.warnings.append(LintWarning(loc.file or file, loc.line or 1, loc.column or 1, message, rule))
 
     def run(self) -> None:
         joined: set[str] = set()
@@ -142,8 +142,11 @@ class _Linter:
                 description = str(item.get("description") or "").strip()
                 what = {"dimensions": "dimension", "measures": "measure", "metrics": "metric"}[kind]
                 label = f"{what} {name}.{element}" if kind != "metrics" else f"metric {element}"
+                is_draft = drafts.get((kind, element)) == description and bool(description)
                 if not description:
                     self.warn(file, item, "name", f"{label} has no description", "missing-description")
+                elif is_draft:
+                    pass  # counted once per model by draft-description
                 elif _repeats(description, element):
                     self.warn(file, item, "description", f"{label}: the description '{description}' only repeats the name; "
                                                           "say what it means, its unit or its values", "description-repeats-name")
@@ -170,7 +173,8 @@ class _Linter:
         expr = str(item.get("expr") or element)
         words = set(tokens(element)) | set(tokens(_last_identifier(expr)))
         name_words = tokens(element)
-        if kind in ("string", "varchar", "text", "char") and (words & _TIME_WORDS or name_words[-1:] in (["at"], ["on"]) and len(name_words) > 1):
+        looks_like_time = words & _TIME_WORDS or name_words[-1:] in (["at"], ["on"]) and len(name_words) > 1
+        if kind in ("string", "varchar", "text", "char") and looks_like_time and not (name_words and identifier_word(name_words[-1])):
             self.warn(file, item, "type", f"{label} looks like a date or time but is typed {kind}: type it date or timestamp "
                                           "(with expr: CAST(... AS DATE) if it is stored as text) so it can be grouped by month",
                       "time-as-string")
@@ -187,7 +191,7 @@ class _Linter:
         if agg in ("sum", "avg") and expr:
             column = _last_identifier(expr)
             words = tokens(column)
-            identifier = bool(words) and (words[-1] in ID_SUFFIXES or words[-1].endswith("id")) or column.lower() in keys
+            identifier = bool(words) and identifier_word(words[-1]) or column.lower() in keys
             if identifier and re.fullmatch(r"[\"`\[]?[\w ]+[\"`\]]?", expr.strip()):
                 self.warn(file, item, "expr", f"{label} takes the {agg} of {column}, an identifier: count it "
                                               "(agg: count_distinct) instead", "sum-of-identifier")

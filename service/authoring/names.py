@@ -87,6 +87,17 @@ def base_tokens(column: str) -> list[str]:
     return words
 
 
+_NOT_IDS = {"paid", "grid", "said", "valid", "invalid", "void", "avoid", "fluid", "liquid", "rapid", "solid", "hybrid", "acid",
+            "humid", "vivid", "candid", "squid", "pyramid", "orchid", "david", "madrid", "android", "asteroid", "tabloid", "braid",
+            "afraid", "maid", "raid", "laid", "mermaid", "overlaid", "prepaid", "unpaid"}
+
+
+def identifier_word(word: str) -> bool:
+    """Whether a name's last word marks an identifier: `id`, `code`, `key` ..., or glued like `msid`, `custid`."""
+    word = word.lower()
+    return word in ID_SUFFIXES or (word.endswith("id") and word not in _NOT_IDS)
+
+
 def pascal(words: list[str]) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words)
 

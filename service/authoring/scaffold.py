@@ -22,8 +22,8 @@ from sqlglot import exp
 from .infer import Link, Skipped, clean_expression
 from .layerdoc import LayerDoc, ModelEntry, join_identity
 from .names import (
-    base_tokens, camel, column_sql, edge_key, element_name, model_name, pascal, plural, singular_tokens, table_sql, tokens,
-    unique,
+    base_tokens, camel, column_sql, edge_key, element_name, identifier_word, model_name, pascal, plural, singular_tokens,
+    table_sql, tokens, unique,
 )
 from .urls import ConnectionSpec
 
@@ -31,7 +31,8 @@ KIND_TO_TYPE = {"string": "string", "number": "number", "boolean": "boolean", "d
 AVERAGE_WORDS = {"price", "unit", "age", "rating", "score", "rank", "ranking", "percent", "percentage", "pct", "rate", "ratio", "latitude", "longitude",
                  "lat", "lon", "lng", "temperature", "grade", "level", "stars", "height", "weight"}
 NOT_SUMMED_WORDS = {"id", "ids", "code", "key", "no", "num", "number", "zip", "zipcode", "postcode", "phone", "fax", "year", "month",
-                    "day", "hour", "minute", "version", "ssn", "isbn", "sequence", "seq", "position", "order", "index"}
+                    "day", "hour", "minute", "version", "ssn", "isbn", "sequence", "seq", "position", "order", "index",
+                    "kind", "type", "category", "class", "status", "flag", "gender", "sex", "zone", "floor", "room"}
 INTRANSITIVE = {"happened", "occurred", "started", "ended", "began", "arrived", "departed", "expired"}
 BOOLEAN_PREFIXES = ("is", "has", "can", "was", "should", "allow", "flag")
 
@@ -92,11 +93,9 @@ def build_layer_doc(catalog: Catalog, links: list[Link], skipped: list[Skipped],
 
 
 def database_body(catalog: Catalog, db_name: str, layer_dir: Path, spec: ConnectionSpec) -> dict[str, Any]:
-    n = len(catalog.tables)
     body: dict[str, Any] = {
         "name": db_name,
-        "description": f"Drafted by smq init from the {spec.describe()} ({n} table{'s' if n != 1 else ''}). "
-                       "Say here what the data is about, its period and its caveats.",
+        "description": f"Drafted by smq init from the {spec.describe()}. Say here what the data is about, its period and its caveats.",
         "dialect": catalog.dialect,
         "connection": spec.yaml_connection(layer_dir, db_name),
     }
@@ -214,7 +213,7 @@ def plan_joins(catalog: Catalog, ends: list[tuple[Link, str, str]]) -> tuple[lis
 
 def model_header(table: Table) -> list[str]:
     kind = "view" if table.is_view else "table"
-    lines = [f"Drafted by smq init from the {kind} {table.name} ({table.row_count or 0:,} rows when scaffolded)."]
+    lines = [f"Drafted by smq init from the {kind} {table.name} (its row count is in sources.yml)."]
     if table.key_origin == "data":
         lines.append(f"Its primary key ({', '.join(table.key)}) is not declared: it was unique and non-NULL in the data.")
     elif table.key_origin == "all_columns":
@@ -268,7 +267,7 @@ def dimension_type(col: Column, dialect: str) -> str:
     """The dimension's kind; 0/1 columns named like a flag are booleans where integers are truthy."""
     words = tokens(col.name)
     if (col.kind == "number" and dialect in ("sqlite", "mysql") and words[:1] and words[0] in BOOLEAN_PREFIXES
-            and col.values and {v for v, _ in col.values} <= {0, 1}):
+            and (col.values and {v for v, _ in col.values} <= {0, 1} or not col.non_null)):
         return "boolean"
     return KIND_TO_TYPE[col.kind]
 
@@ -317,7 +316,7 @@ def _values_text(col: Column) -> str:
     if not col.values or len(col.values) > 10:
         return ""
     shown = []
-    for value, _ in col.values:
+    for value, _ in sorted(col.values, key=lambda v: (str(type(v[0])), v[0])):  # sorted: stable across re-runs
         if isinstance(value, str):
             if len(value) > 40 or "\n" in value:
                 return ""
@@ -346,7 +345,8 @@ def measures(table: Table, key_columns: set[str], referencing: list[Link], model
                     "description": f"Number of different {target_many} referred to by the {many} counted ({col})."})
     for col in table.columns:
         words = tokens(col.name)
-        if col.kind != "number" or col.name.lower() in key_columns or not words or set(words) & NOT_SUMMED_WORDS:
+        if (col.kind != "number" or col.name.lower() in key_columns or not words or set(words) & NOT_SUMMED_WORDS
+                or identifier_word(words[-1])):
             continue
         if col.values is not None and len(col.values) <= 2 and {v for v, _ in col.values} <= {0, 1}:
             continue  # a 0/1 flag

@@ -9,12 +9,14 @@ not wrong for describing dirty data, but its reviewer should know.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from engine import Layer
-
-from .modeltests import Runner, TestCase, run_case
 from engine.errors import Location
+
+from .layerdoc import dump
+from .modeltests import Runner, TestCase, run_case
 
 HEADER = """# Starter tests written by `smq init`: run them with `smq test --db {db}`.
 # Each one passed on the database when it was written; a commented-out test failed there (see why).
@@ -66,13 +68,9 @@ def starter_tests(layer: Layer, run: Runner, db_name: str) -> tuple[str, int, li
 
 
 def _entry_text(entry: dict[str, Any]) -> str:
-    from .layerdoc import dump
-
     return "".join("  " + line + "\n" for line in dump([entry]).splitlines())
 
 
 def _orphan_share(message: str) -> float | None:
-    import re
-
     m = re.search(r"\(([\d.]+)%, allowed", message)
     return float(m.group(1)) / 100 if m else None

@@ -50,15 +50,14 @@ class ConnectionSpec:
         return f"SMQ_{re.sub(r'[^A-Za-z0-9]', '_', db_name).upper()}_PASSWORD"
 
     def yaml_connection(self, layer_dir: Path, db_name: str) -> dict[str, Any]:
-        """The `connection:` block: file paths relative to the layer folder when inside it, no secrets."""
+        """The `connection:` block, without secrets. A file path is written relative to the layer folder
+        when both are inside the working directory (a project checked out elsewhere still works),
+        absolute otherwise."""
         if self.path is not None:
-            path = self.path.resolve()
-            try:
+            path, here = self.path.resolve(), Path.cwd().resolve()
+            shown = str(path)
+            if path.is_relative_to(here) and layer_dir.resolve().is_relative_to(here):
                 shown = os.path.relpath(path, layer_dir.resolve())
-                if shown.startswith(".."):
-                    shown = str(path)
-            except ValueError:  # another drive
-                shown = str(path)
             return {"backend": self.backend, "path": shown}
         out: dict[str, Any] = {"backend": self.backend, "host": self.host, "port": self.port}
         if self.user:
@@ -92,10 +91,12 @@ def parse_url(url: str) -> ConnectionSpec:
     if backend in ("sqlite", "duckdb"):
         if not rest.startswith("/") or len(rest) < 2:
             raise UrlError(f"'{url}': write {scheme}:///relative/path or {scheme}:////absolute/path")
-        path = Path(unquote(rest[1:].split("?", 1)[0])).expanduser()
+        raw_path, _, query_text = rest[1:].partition("?")
+        path = Path(unquote(raw_path)).expanduser()
         if not path.is_file():
             raise UrlError(f"'{url}': no such file: {path}")
-        return ConnectionSpec(backend, path=path)
+        schema = (parse_qs(query_text).get("schema") or [None])[0] if backend == "duckdb" else None
+        return ConnectionSpec(backend, path=path, schema=schema)
     parsed = urlparse(url)
     database = unquote(parsed.path.lstrip("/"))
     if not database:

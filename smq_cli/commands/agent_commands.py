@@ -3,12 +3,18 @@
 Exit codes: 0 answered; 1 the run ended without an answer (gave up, or the model failed: the trace
 says why); 2 bad input (unknown database or role, bad flag value); 3 not configured (no model
 provider, or the database cannot be opened); 4 internal error.
+
+Reasoning switches (docs/reasoning.md): `--tips/--no-tips`, `--profile/--no-profile`,
+`--clarify/--no-clarify` (on by default here: the agent's questions are shown on the terminal and the
+answer is read from stdin; at the end of input nobody answers and the agent states its assumption),
+`--plans K` (plan voting) and `--repair-rounds N` (two-tier repair).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -38,8 +44,56 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tools", metavar="A,B,...", help="also switch on exploration tools (spec section 7): listModels, "
                    "list_tables, describe_table, get_join_info, get_col_values, find_rows, profile_column, read_query, "
                    "python (default: $SMQ_AGENT_TOOLS, else only the paper's three)")
+    add_reasoning_flags(p, clarify_default="on")
     p.add_argument("question", help="the question, in plain language")
     p.set_defaults(func=cmd_ask)
+
+
+def add_reasoning_flags(p: argparse.ArgumentParser, clarify_default: str = "off") -> None:
+    """The reasoning switches (docs/reasoning.md); unset flags leave the environment's or the default's value."""
+    on_off = argparse.BooleanOptionalAction
+    p.add_argument("--tips", action=on_off, help="tips with compile results (default: on, or $SMQ_AGENT_TIPS)")
+    p.add_argument("--profile", action=on_off, help="profile the columns a compiled query filters, groups or ranks on "
+                   "and warn about traps (default: on, except on BigQuery and Snowflake; $SMQ_AGENT_PROFILE)")
+    p.add_argument("--clarify", action=on_off, help="let the agent ask you questions (ask_user / drop_question); "
+                   f"--no-clarify: it states its assumptions instead (default: {clarify_default})")
+    p.add_argument("--plans", type=int, metavar="K", help="plan voting: K concurrent attempts, the majority answer wins "
+                   "(default 1; costs K times the model calls)")
+    p.add_argument("--repair-rounds", type=int, metavar="N", help="two-tier repair: how often a suspicious result goes "
+                   "back for a fix or a new plan (default 3; 0 off)")
+
+
+def reasoning_overrides(args: argparse.Namespace, clarify_default: bool | None = None) -> dict[str, Any]:
+    """AgentConfig overrides from the flags; `clarify_default` applies when neither flag nor $SMQ_AGENT_CLARIFY says."""
+    clarify = args.clarify
+    if clarify is None and clarify_default is not None and not os.environ.get("SMQ_AGENT_CLARIFY"):
+        clarify = clarify_default
+    return {"tips": args.tips, "profile": args.profile, "clarify": clarify, "plans": args.plans,
+            "repair_rounds": args.repair_rounds}
+
+
+def terminal_answerer() -> Any:
+    """Questions on stderr, answers from stdin; at the end of input (or an empty line) nobody answers."""
+    from agent.clarify import CallbackAnswerer
+
+    closed = False
+
+    def ask(question: str) -> str | None:
+        nonlocal closed
+        if closed:
+            return None
+        print(f"\nThe agent asks: {question}\nYour answer (empty: let the agent decide): ", end="", file=sys.stderr, flush=True)
+        try:
+            line = sys.stdin.readline()
+        except (OSError, ValueError):  # no stdin at all (closed, or a test runner's)
+            line = ""
+        if not line:
+            closed = True
+            print("\n(no input: the agent will state its assumption instead)", file=sys.stderr, flush=True)
+            return None
+        return line.strip() or None
+
+    return CallbackAnswerer(ask)
 
 
 def open_executor(layer: Layer) -> Any:
@@ -61,7 +115,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         from agent.config import parse_tools
 
         config = AgentConfig.from_env(provider=args.provider, model=args.model, trace_dir=args.trace_dir,
-                                      max_turns=args.max_turns, tools=parse_tools(args.tools) if args.tools else None)
+                                      max_turns=args.max_turns, tools=parse_tools(args.tools) if args.tools else None,
+                                      **reasoning_overrides(args, clarify_default=True))
     except AgentConfigError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -79,7 +134,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return EXIT_NOT_CONFIGURED
     hooks = Hooks(on_turn=None if args.json else _progress)
     try:
-        result = run_agent(layer, executor, provider, args.question, config, role=args.role, hooks=hooks)
+        result = run_agent(layer, executor, provider, args.question, config, role=args.role, hooks=hooks,
+                           answerer=terminal_answerer() if config.clarify else None)
     finally:
         executor.close()
     if args.json:
@@ -91,7 +147,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def _progress(turn: Any) -> None:
     tool = turn.tool or "(no tool call)"
-    print(f"turn {turn.index}: {tool} -> {turn.outcome}: {turn.summary}", file=sys.stderr, flush=True)
+    plan = f"plan {turn.plan} " if turn.plan is not None else ""
+    print(f"{plan}turn {turn.index}: {tool} -> {turn.outcome}: {turn.summary}", file=sys.stderr, flush=True)
 
 
 def _print_result(result: Any) -> None:
@@ -103,6 +160,15 @@ def _print_result(result: Any) -> None:
             print("(truncated at the row cap)")
     else:
         print(f"no answer ({result.status}): {result.reason}", file=sys.stderr)
+    for item in result.clarifications:
+        print(f"you clarified: {item['question']} -> {item['answer']}", file=sys.stderr)
+    for text in result.assumptions:
+        print(f"assumption: {text}", file=sys.stderr)
+    if result.vote is not None:
+        vote = result.vote
+        groups = " ".join("{" + ",".join(map(str, g)) + "}" for g in vote["groups"]) or "none"
+        print(f"vote: {vote['plans']} plans, groups {groups}, plan {vote['winner']} wins"
+              + (f" (tie broken by {vote['tie_break']})" if vote.get("tie_break") else ""), file=sys.stderr)
     tokens = result.tokens
     print(f"\n{result.status} in {len(result.trace.turns)} turn(s), {tokens['total']} tokens", file=sys.stderr)
     if result.trace_path is not None:

@@ -14,7 +14,7 @@ from typing import Any
 
 from engine import LayerValidationError, default_models_dir, load_layers
 from engine.errors import LayerError, nearest
-from engine.layer.load import display_path
+from engine.layer.reader import display_path
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
@@ -209,11 +209,23 @@ def cmd_test(args: argparse.Namespace) -> int:
     return EXIT_FAILED if failed else EXIT_OK
 
 
+def _folder_of(root: Path, name: str) -> Path:
+    """The folder of a database that failed to load (its name is in its database.yml, or is the folder's)."""
+    from engine.facade import database_dirs
+
+    for folder in database_dirs(root):
+        text = (folder / "database.yml").read_text(encoding="utf-8") if (folder / "database.yml").exists() else ""
+        if folder.name == name or any(line.split(":", 1)[1].strip().strip("'\"") == name
+                                      for line in text.splitlines() if line.startswith("name:")):
+            return folder
+    return root / name
+
+
 # -- lint --------------------------------------------------------------------------------------------------
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from service.authoring.lint import RULES, lint_layer
+    from service.authoring.lint import RULES, lint_joins_file, lint_layer
 
     if args.rules:
         for rule, text in RULES.items():
@@ -235,6 +247,9 @@ def cmd_lint(args: argparse.Namespace) -> int:
                 loc = e.location
                 print(f"{loc.file}:{loc.line or 1}:{loc.column or 1}: error: {e.message} [invalid-layer]")
             invalid += 1
+            for warning in lint_joins_file(_folder_of(Path(args.models_dir or default_models_dir()), name), ignore):
+                print(warning.formatted())
+                warnings += 1
             continue
         for warning in lint_layer(layers[name], ignore):
             print(warning.formatted())
