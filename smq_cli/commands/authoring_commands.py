@@ -124,7 +124,11 @@ def _print_init(result: Any, db: str) -> None:
         for kept in result.kept:
             print(f"  {kept}")
         print(f"  files rewritten: {', '.join(result.written) or 'none'}" + (f"; removed: {', '.join(result.removed)}" if result.removed else ""))
-    print(f"next: smq lint --db {db}, edit the descriptions, smq test --db {db}")
+    models_dir = result.layer_dir.parent
+    flag = "" if models_dir.resolve() == default_models_dir().resolve() else f" --models-dir {display_path(models_dir)}"
+    if result.layer_dir.name != db:  # the folder is not named after the database: point at it by name anyway
+        flag = f" --models-dir {display_path(models_dir)}"
+    print(f"next: smq lint{flag} --db {db}, edit the descriptions, smq test{flag} --db {db}")
 
 
 # -- test --------------------------------------------------------------------------------------------------
