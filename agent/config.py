@@ -15,6 +15,18 @@ agent reads the environment, so a test builds an `AgentConfig(...)` and gets an 
 | SMQ_AGENT_MAX_TURNS, SMQ_AGENT_TIMEOUT_S | the step budget (30) and the per-run time budget (300 s) |
 | SMQ_TRACE_DIR | where traces are written (default ./traces) |
 | SMQ_AGENT_TOOLS | exploration tools switched on besides the paper's three (comma-separated, spec section 7) |
+| SMQ_AGENT_TIPS, SMQ_AGENT_PROFILE | tips / profile warnings on compile results (1/0; profile default: auto) |
+| SMQ_AGENT_CLARIFY | 1: the clarification pool (ask_user, drop_question); 0 (default): state assumptions |
+| SMQ_AGENT_PLANS, SMQ_AGENT_REPAIR_ROUNDS | plan voting attempts (1) and two-tier repair rounds (3) |
+
+The reasoning switches (docs/reasoning.md) and why their defaults are what they are:
+- `tips` on: deterministic, no model call, no query, at most three short tips per compile result.
+- `profile` auto: on, except on BigQuery and Snowflake, where every profiling query scans (and bills)
+  a column of a possibly huge table; `True`/`False` force it.
+- `clarify` off: the paper's surface, and nobody answers in evaluation or scripts; `smq ask` turns it
+  on (a person is at the terminal), REST clients opt in per request.
+- `plans` 1: voting multiplies the model calls by K.
+- `repair_rounds` 3: costs nothing until a result looks wrong, then at most three extra rounds.
 """
 
 from __future__ import annotations
@@ -33,6 +45,9 @@ PROVIDERS = ("gemini", "openai")
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 THINKING_LEVELS = ("minimal", "low", "medium", "high")
+BILLED_DIALECTS = ("bigquery", "snowflake")  # profiling is off by default there: each query scans and costs
+MAX_PLANS = 8
+TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 NOT_CONFIGURED_HELP = (
     "set GEMINI_API_KEY (or GOOGLE_API_KEY) to use Gemini, or SMQ_PROVIDER=openai with OPENAI_BASE_URL "
@@ -78,6 +93,19 @@ class AgentConfig:
     preview_rows: int = 5
     trace_dir: Path | None = Path("traces")  # None: no trace files (the result still carries the trace)
     tools: tuple[str, ...] = ()  # exploration tools (agent/explore.py) on top of the paper's three; default none
+    # -- reasoning mechanisms (docs/reasoning.md) ---------------------------------------------------------
+    tips: bool = True  # tips (agent/tips) with compile results and repairs
+    max_tips: int = 3  # per result
+    profile: bool | None = None  # profile warnings on compile results; None: auto (off on billed warehouses)
+    clarify: bool = False  # the clarification pool: ask_user / drop_question; off: the agent states assumptions
+    plans: int = 1  # plan voting: attempts run concurrently, the majority answer wins
+    repair_rounds: int = 3  # two-tier repair: suspicious results sent back / replans allowed; 0 off
+
+    def profile_enabled(self, dialect: str) -> bool:
+        """Whether compile results get profile warnings on a database of this dialect."""
+        if self.profile is not None:
+            return self.profile
+        return dialect.lower() not in BILLED_DIALECTS
 
     @property
     def model_name(self) -> str:
@@ -139,6 +167,16 @@ class AgentConfig:
             values["include_thoughts"] = env["SMQ_INCLUDE_THOUGHTS"].strip().lower() not in ("0", "false", "no", "off")
         if env.get("SMQ_AGENT_TOOLS"):
             values["tools"] = parse_tools(env["SMQ_AGENT_TOOLS"])
+        for var, name in (("SMQ_AGENT_TIPS", "tips"), ("SMQ_AGENT_PROFILE", "profile"), ("SMQ_AGENT_CLARIFY", "clarify")):
+            if env.get(var):
+                values[name] = parse_switch(var, env[var], allow_auto=name == "profile")
+        for var, name in (("SMQ_AGENT_PLANS", "plans"), ("SMQ_AGENT_REPAIR_ROUNDS", "repair_rounds")):
+            raw = env.get(var)
+            if raw:
+                try:
+                    values[name] = int(raw)
+                except ValueError:
+                    raise AgentConfigError(f"{var} must be a whole number, got {raw!r}", location=Location(field=var)) from None
         if env.get("SMQ_TRACE_DIR"):
             values["trace_dir"] = Path(env["SMQ_TRACE_DIR"])
         values.update({k: v for k, v in overrides.items() if v is not None})
@@ -165,8 +203,25 @@ class AgentConfig:
                                        location=Location(field="tools"))
         if self.max_turns < 1 or self.max_smq_calls < 0 or self.max_repairs < 0 or self.run_timeout_s <= 0:
             raise AgentConfigError("the agent's budgets must be positive (max turns, SMQ calls, repairs, timeout)")
+        if not 1 <= self.plans <= MAX_PLANS:
+            raise AgentConfigError(f"plans must be between 1 and {MAX_PLANS}, got {self.plans}", location=Location(field="plans"))
+        if self.repair_rounds < 0 or self.max_tips < 0:
+            raise AgentConfigError("repair rounds and tips per result cannot be negative", location=Location(field="repair_rounds"))
 
 
 def parse_tools(text: str | None) -> tuple[str, ...]:
     """`list_tables, describe_table` -> ("list_tables", "describe_table"); order kept, repeats dropped."""
     return tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
+
+
+def parse_switch(name: str, text: str, *, allow_auto: bool = False) -> bool | None:
+    """`1/true/yes/on` -> True, `0/false/no/off` -> False (and `auto` -> None where allowed); else a config error."""
+    word = text.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    if allow_auto and word == "auto":
+        return None
+    raise AgentConfigError(f"{name} must be on or off (1/0, true/false{', auto' if allow_auto else ''}), got {text!r}",
+                           location=Location(field=name))

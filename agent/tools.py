@@ -21,17 +21,22 @@ from service.executors import BackendUnavailable, QueryResult, ReadOnlyViolation
 from service.routes.paging import paginate
 
 from .guards import GuardRefusal, RunGuards
+from .profiling import Profiler
 from .prompts import tool_descriptions
 from .providers.base import ToolCall, ToolSpec
+from .tips import TipRetriever
+from .tips import render as render_tips
 
 log = logging.getLogger("smq.agent")
 
 GET_ELEMENTS, CONVERT, EXECUTE = "getModelDataElements", "convertSmqToSql", "execute"
 TOOL_NAMES = (GET_ELEMENTS, CONVERT, EXECUTE)
+MAX_WARNINGS = 5  # profile warnings per compile result
 
 # ok: exploration answered; error: the call was wrong (fix and retry); refused: a rule of the run was
-# broken; failed: the database rejected the final SQL (a repair); answered: the run is over; fatal: stop.
-Outcome = Literal["ok", "error", "refused", "failed", "answered", "fatal"]
+# broken; failed: the database rejected the final SQL (a repair); answered: the run is over; fatal: stop;
+# rejected: the final SQL ran but its result looks wrong (two-tier repair); paused: waiting for the user.
+Outcome = Literal["ok", "error", "refused", "failed", "answered", "fatal", "rejected", "paused"]
 
 
 class SqlExecutor(Protocol):
@@ -83,6 +88,7 @@ class ToolOutcome:
     columns: list[str] = field(default_factory=list)
     rows: list[list[Any]] = field(default_factory=list)
     truncated: bool = False
+    meta: dict[str, Any] = field(default_factory=dict)  # for the trace, not the model: tip ids, column profiles
 
 
 def error_text(err: EngineError) -> str:
@@ -94,7 +100,8 @@ class Toolbox:
 
     def __init__(self, layer: Layer, executor: SqlExecutor, guards: RunGuards, *, role: str | None = None,
                  max_rows: int = 1000, preview_rows: int = 5, query_timeout_s: float = 30.0,
-                 extra_tools: Sequence[str] = ()) -> None:
+                 extra_tools: Sequence[str] = (), tips: TipRetriever | None = None,
+                 profiler: Profiler | None = None) -> None:
         self.layer = layer
         self.executor = executor
         self.guards = guards
@@ -105,6 +112,8 @@ class Toolbox:
         self.query_timeout_s = query_timeout_s
         self.extra_tools = tuple(extra_tools)
         self.explorer = self._explorer() if self.extra_tools else None
+        self.tips = tips  # tips for compile results (agent/tips); None: off
+        self.profiler = profiler  # profile warnings for compile results (agent/profiling.py); None: off
 
     def _explorer(self) -> Any:
         """The exploration tools (spec section 7); tables they show become usable in the final SQL."""
@@ -183,9 +192,36 @@ class Toolbox:
             rows = self.executor.execute(page.sql(dialect=dialect), max_rows=self.preview_rows, timeout_s=self.query_timeout_s)
         except EngineError as err:  # the SQL is valid; only the preview failed
             result.update(preview=None, preview_error=error_text(err))
-            return ToolOutcome(result, "ok", f"compiled; preview failed: {err.message}")
-        result["preview"] = {"columns": rows.columns, "rows": rows.rows[: self.preview_rows]}
-        return ToolOutcome(result, "ok", f"compiled; preview {len(result['preview']['rows'])} row(s)")
+            outcome = ToolOutcome(result, "ok", f"compiled; preview failed: {err.message}")
+        else:
+            result["preview"] = {"columns": rows.columns, "rows": rows.rows[: self.preview_rows]}
+            outcome = ToolOutcome(result, "ok", f"compiled; preview {len(result['preview']['rows'])} row(s)")
+        self._annotate(outcome, smq, tree)
+        return outcome
+
+    def _annotate(self, outcome: ToolOutcome, smq: dict[str, Any], tree: Any) -> None:
+        """Tips and profile warnings for a compiled SMQ (each switched per run; both cheap, neither can fail it)."""
+        if self.tips is not None:
+            found = self.tips.retrieve(tree, smq, "compile")
+            if found:
+                outcome.result["tips"] = render_tips(found)
+                outcome.meta["tips"] = [t.id for t in found]
+        if self.profiler is not None:
+            report = self.profiler.inspect(self._unrestricted(smq, tree))
+            if report.warnings:
+                outcome.result["warnings"] = report.warnings[:MAX_WARNINGS]
+            if report.profiles:
+                outcome.meta["profiles"] = report.profiles
+
+    def _unrestricted(self, smq: dict[str, Any], tree: Any) -> Any:
+        """The SMQ compiled without the role, to find the physical columns to profile: a role wraps its tables in
+        filtered subqueries, which hide them from the column search. The profiling queries apply the role."""
+        if self.role is None:
+            return tree
+        try:
+            return self.layer.compile_expression(smq, self.layer.dialect, None)
+        except EngineError:
+            return tree
 
     # -- execute ------------------------------------------------------------------------------
     def execute(self, args: dict[str, Any]) -> ToolOutcome:

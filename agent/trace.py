@@ -32,6 +32,10 @@ class Turn:
     elapsed_ms: float = 0.0
     retries: int = 0
     ignored_calls: list[str] = field(default_factory=list)  # extra calls of the same turn, not run
+    plan: int | None = None  # plan voting: which attempt made this turn
+    tips: list[str] = field(default_factory=list)  # ids of the tips the result carried
+    profiles: list[dict[str, Any]] = field(default_factory=list)  # column profiles behind the result's warnings
+    pool: list[dict[str, Any]] | None = None  # the clarification pool after an ask_user / drop_question
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -57,6 +61,10 @@ class Trace:
     rows: list[list[Any]] = field(default_factory=list)
     truncated: bool = False
     turns: list[Turn] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    clarifications: list[dict[str, str]] = field(default_factory=list)
+    pool: list[dict[str, Any]] | None = None  # the clarification pool at the end (None: clarification off)
+    vote: dict[str, Any] | None = None  # plan voting: groups, winner, every candidate
 
     @property
     def usage(self) -> Usage:
@@ -75,7 +83,8 @@ class Trace:
             "model": self.model, "dialect": self.dialect, "role": self.role, "started_at": self.started_at,
             "finished_at": self.finished_at, "status": self.status, "reason": self.reason, "sql": self.sql,
             "columns": self.columns, "rows": self.rows, "truncated": self.truncated, "tokens": self.tokens(),
-            "turns": [t.to_dict() for t in self.turns],
+            "assumptions": self.assumptions, "clarifications": self.clarifications, "pool": self.pool,
+            "vote": self.vote, "turns": [t.to_dict() for t in self.turns],
         }
 
     def file_stem(self) -> str:
@@ -130,10 +139,37 @@ def _arguments_md(turn: Turn) -> str:
     return _fence(json.dumps(args, default=str), "json")
 
 
+def _checks_md(turn: Turn) -> list[str]:
+    """Tips, profile warnings and the column profiles behind them, as a person reads them."""
+    result = turn.result or {}
+    parts = []
+    if result.get("tips"):
+        ids = f" ({', '.join(turn.tips)})" if turn.tips else ""
+        parts.append(f"Tips{ids}:\n\n" + "\n".join(f"- {t}" for t in result["tips"]))
+    if result.get("warnings"):
+        parts.append("Profile warnings:\n\n" + "\n".join(f"- {w}" for w in result["warnings"]))
+    if turn.profiles:
+        cols = ["column", "clause", "rows", "NULL share", "distinct", "min", "max"]
+        rows = [[p.get("column"), p.get("clause", ""), p.get("rows"), f"{p.get('null_share', 0):.1%}", p.get("distinct"),
+                 p.get("min"), p.get("max")] for p in turn.profiles]
+        parts.append("<details><summary>column profiles</summary>\n\n" + table_md(cols, rows) + "\n\n</details>")
+    return parts
+
+
+def _pool_md(pool: list[dict[str, Any]] | None) -> str:
+    if not pool:
+        return "_(the pool is empty)_"
+    lines = []
+    for q in pool:
+        tail = {"answered": f": {q.get('answer')}", "dropped": f", assuming: {q.get('reason')}"}.get(q["status"], "")
+        lines.append(f"- [{q['status']}] {q['question']}{tail}")
+    return "\n".join(lines)
+
+
 def _result_md(turn: Turn) -> str:
     result = turn.result or {}
     if "error" in result:
-        return f"**{turn.outcome}**: {result['error']}"
+        return "\n\n".join([f"**{turn.outcome}**: {result['error']}"] + _checks_md(turn))
     if turn.tool == "convertSmqToSql":
         parts = ["Compiled SQL:", _fence(result.get("sql", ""), "sql")]
         preview = result.get("preview")
@@ -141,7 +177,17 @@ def _result_md(turn: Turn) -> str:
             parts += ["Preview:", table_md(preview["columns"], preview["rows"])]
         elif result.get("preview_error"):
             parts.append(f"Preview failed: {result['preview_error']}")
+        return "\n\n".join(parts + _checks_md(turn))
+    if turn.tool == "execute" and turn.outcome == "rejected":
+        parts = [f"**rejected**: {result.get('problem')} ({result.get('row_count', 0)} row(s))"]
+        if result.get("columns"):
+            parts.append(table_md(result["columns"], result.get("rows", []), limit=5))
+        parts += _checks_md(turn)
+        if result.get("next"):
+            parts.append(f"_{result['next']}_")
         return "\n\n".join(parts)
+    if turn.tool in ("ask_user", "drop_question"):
+        return f"{turn.summary}\n\nClarification pool:\n\n{_pool_md(turn.pool)}"
     if turn.tool == "getModelDataElements":
         lines = []
         for model in result.get("models", []):
@@ -151,6 +197,40 @@ def _result_md(turn: Turn) -> str:
     if turn.tool == "execute":
         return f"{turn.summary}; see the result below."
     return turn.summary
+
+
+def _vote_md(vote: dict[str, Any]) -> list[str]:
+    cols = ["plan", "status", "group", "rows", "columns", "first row", "turns", "tokens"]
+    rows = [[c["plan"], c["status"], c.get("group") or "-", c["row_count"], ", ".join(c["columns"]),
+             ", ".join("NULL" if v is None else str(v) for v in c["rows"][0]) if c["rows"] else "-", c["turns"], c["tokens"]]
+            for c in vote["candidates"]]
+    groups = ", ".join("{" + ", ".join(map(str, g)) + "}" for g in vote["groups"]) or "none"
+    why = f"; tie broken by {vote['tie_break']}" if vote.get("tie_break") else ""
+    out = ["", "## Vote", "", f"{vote['plans']} plans; groups of equivalent answers: {groups}; "
+           f"winner: **plan {vote['winner']}**{why}.", "", table_md(cols, rows)]
+    for c in vote["candidates"]:
+        if c.get("sql"):
+            out += ["", f"<details><summary>plan {c['plan']} SQL</summary>", "", _fence(c["sql"].strip(), "sql"), "", "</details>"]
+    return out
+
+
+def _turn_md(turn: Turn, level: str) -> list[str]:
+    title = turn.tool or ("model call failed" if turn.outcome == "fatal" else "no tool call")
+    body = ["", f"{level} Turn {turn.index}: {title}", ""]
+    if turn.reasoning.strip():
+        body += [_quote(turn.reasoning), ""]
+    if turn.thoughts.strip():
+        body += ["<details><summary>thought summary</summary>", "", turn.thoughts.strip(), "", "</details>", ""]
+    if turn.tool:
+        body += [_arguments_md(turn), "", _result_md(turn)]
+    else:
+        body.append(f"_{turn.summary or 'the model made no tool call'}_")
+    if turn.ignored_calls:
+        body += ["", f"_Extra calls not run (one call per turn): {', '.join(turn.ignored_calls)}_"]
+    meta = f"{turn.usage.input} in / {turn.usage.output} out / {turn.usage.thinking} thinking tokens, {turn.elapsed_ms:.0f} ms"
+    if turn.retries:
+        meta += f", {turn.retries} retr{'y' if turn.retries == 1 else 'ies'}"
+    return body + ["", f"<sub>{meta}</sub>"]
 
 
 def to_markdown(trace: Trace) -> str:
@@ -164,24 +244,21 @@ def to_markdown(trace: Trace) -> str:
         f"- status: **{trace.status}**" + (f" ({trace.reason})" if trace.reason else ""),
         f"- turns: {len(trace.turns)}; tokens: {usage.input} in, {usage.output} out, {usage.thinking} thinking, {usage.total} total",
     ]
-    body: list[str] = []
+    if trace.assumptions:
+        head += ["- assumptions:"] + [f"  - {a}" for a in trace.assumptions]
+    if trace.clarifications:
+        head += ["- the user clarified:"] + [f"  - {c['question']} -> {c['answer']}" for c in trace.clarifications]
+    body: list[str] = _vote_md(trace.vote) if trace.vote else []
+    plan = None
     for turn in trace.turns:
-        title = turn.tool or ("model call failed" if turn.outcome == "fatal" else "no tool call")
-        body += ["", f"## Turn {turn.index}: {title}", ""]
-        if turn.reasoning.strip():
-            body += [_quote(turn.reasoning), ""]
-        if turn.thoughts.strip():
-            body += ["<details><summary>thought summary</summary>", "", turn.thoughts.strip(), "", "</details>", ""]
-        if turn.tool:
-            body += [_arguments_md(turn), "", _result_md(turn)]
-        else:
-            body.append(f"_{turn.summary or 'the model made no tool call'}_")
-        if turn.ignored_calls:
-            body += ["", f"_Extra calls not run (one call per turn): {', '.join(turn.ignored_calls)}_"]
-        meta = f"{turn.usage.input} in / {turn.usage.output} out / {turn.usage.thinking} thinking tokens, {turn.elapsed_ms:.0f} ms"
-        if turn.retries:
-            meta += f", {turn.retries} retr{'y' if turn.retries == 1 else 'ies'}"
-        body += ["", f"<sub>{meta}</sub>"]
+        if turn.plan is not None and turn.plan != plan:
+            plan = turn.plan
+            candidate = next((c for c in (trace.vote or {}).get("candidates", []) if c["plan"] == plan), None)
+            status = f" ({candidate['status']}, group {candidate.get('group') or '-'})" if candidate else ""
+            body += ["", f"## Plan {plan}{status}"]
+        body += _turn_md(turn, "###" if turn.plan is not None else "##")
+    if trace.pool is not None and trace.status == "needs_clarification":
+        body += ["", "## Waiting for the user", "", _pool_md(trace.pool)]
     tail = ["", "## Result", ""]
     if trace.sql is not None:
         tail += [_fence(trace.sql, "sql"), "", table_md(trace.columns, trace.rows)]

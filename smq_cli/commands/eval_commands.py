@@ -16,8 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
+from agent.config import parse_tools
 
+from .agent_commands import add_reasoning_flags, reasoning_overrides
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="Spider 2.0 evaluation: run the agent on benchmark tasks, score the results")
@@ -58,6 +61,9 @@ def _register_run(eval_sub: argparse._SubParsersAction) -> None:
     r.add_argument("--provider", choices=["gemini", "openai"], help="model provider (default: $SMQ_PROVIDER, then gemini)")
     r.add_argument("--model", help="model name (default: $SMQ_MODEL)")
     r.add_argument("--max-turns", type=int, metavar="N", help="agent step budget per instance (default 30)")
+    r.add_argument("--tools", metavar="A,B,...", help="also switch on exploration tools (spec section 7), e.g. "
+                   "listModels,describe_table,get_col_values (default: $SMQ_AGENT_TOOLS, else only the paper's three)")
+    add_reasoning_flags(r)  # --tips, --profile, --clarify (off: nobody answers during an evaluation), --plans, --repair-rounds
     r.add_argument("--query-timeout", type=float, metavar="S", help="per-query timeout of the agent's SQL (default 30)")
     r.add_argument("--retries", type=int, default=2, metavar="N",
                    help="whole-instance retries after a model call failed on rate limits or server errors (default 2)")
@@ -125,7 +131,9 @@ def build_spec(args: argparse.Namespace) -> Any:
     config = None
     if args.oracle_sql is None:
         config = AgentConfig.from_env(provider=args.provider, model=args.model, max_turns=args.max_turns,
-                                      query_timeout_s=args.query_timeout)
+                                      query_timeout_s=args.query_timeout,
+                                      tools=parse_tools(args.tools) if args.tools is not None else None,
+                                      **reasoning_overrides(args, clarify_default=False))
     return EvalSpec(tasks_file=args.tasks, select=args.select, out_dir=args.out, workers=args.workers,
                     timeout_s=args.timeout, models_dir=_models_dir(args), sqlite_dir=args.sqlite_dir,
                     oracle_sql_dir=args.oracle_sql, snowflake_connection=snowflake, bigquery_connection=bigquery,
