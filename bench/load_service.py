@@ -42,6 +42,9 @@ SMQS: list[dict[str, Any]] = [
     {"metrics": ["OrderItemsModel__revenue"], "group_by": ["OrdersModel__orderDate__month"], "limit": 24},
     {"metrics": ["OrdersModel__orderCount"], "group_by": ["NationsModel__country"],
      "filters": ["OrdersModel__status = 'delivered'"], "order_by": ["-OrdersModel__orderCount"]},
+    # heavier BI shapes: a fan-out deduplicated over every order line, and a daily running window
+    {"metrics": ["OrdersModel__orderCount", "PaymentsModel__amountPaid"], "group_by": ["ProductsModel__category", "OrdersModel__orderDate__month"]},
+    {"metrics": ["revenueLast7Days", "cumulativeRevenue"], "group_by": ["OrdersModel__orderDate__day"]},
 ]
 SCENARIOS: list[tuple[str, str, Any]] = [
     ("compile (no preview)", "compile", lambda smq: {"smq": smq, "preview": False}),
