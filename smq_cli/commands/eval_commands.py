@@ -82,7 +82,8 @@ def _register_score(eval_sub: argparse._SubParsersAction) -> None:
         from agent.eval import score_cli
     except ImportError as exc:  # the scorer reads CSVs with pandas
         missing = str(exc)
-        s.add_argument("rest", nargs=argparse.REMAINDER)
+        for flag in ("--submission", "--gold", "--eval", "--json", "--flavor"):  # accepted, so the hint below is what users see
+            s.add_argument(flag)
         s.set_defaults(func=lambda args: _missing(f"smq eval score needs pandas ({missing}): pip install 'smq-semantic-layer[eval]'"))
         return
     score_cli.add_arguments(s)

@@ -72,7 +72,12 @@ def _questions(path: Path) -> Iterator[tuple[Any, str]]:
 
 
 def cmd_directives(args: argparse.Namespace) -> int:
-    from agent.directives import directives_for
+    try:
+        from agent.directives import directives_for
+    except ImportError as exc:  # bm25s and its numpy come with the agent extra
+        print(f"smq: directives need the agent extra ({exc.name or exc} is missing): pip install 'smq-semantic-layer[agent]'",
+              file=sys.stderr)
+        return EXIT_NOT_CONFIGURED
 
     layer = load_layers(models_dir(args))[args.db]
     layer.role(args.role)
