@@ -1,13 +1,19 @@
 """Load benchmark of the REST service on the demo DuckDB database (not a test; run by hand).
 
-    .venv/bin/python bench/load_service.py [--clients 8] [--seconds 5] [--max-requests 50000]
+    .venv/bin/python bench/load_service.py [--clients 8] [--seconds 5] [--workers 1]
 
 Starts the service as `smq serve` in a subprocess (127.0.0.1 on a free port, one API key, a
-temporary copy of the demo layer and database; its own process so the load generator does not
-share its GIL), then for each scenario runs N concurrent httpx
-clients for a fixed time (and at most --max-requests requests) and prints throughput, p50/p99
-latency and errors. Last, the service's overhead on `query`: the same SQL through the DuckDB
-driver directly vs through POST /query, sequentially, median of --overhead-runs each.
+temporary copy of the demo layer and database), then:
+
+1. for compile, compile + preview and query, N concurrent keep-alive clients for a fixed time →
+   requests, throughput, p50/p99 latency, errors, and the service's own time per request (the
+   median of `Server-Timing` total - db);
+2. the service's overhead on `query` over the DuckDB driver: for each SMQ, and for the six in turn
+   (the "mix"), N threads calling the driver on the same SQL (a cursor each, fetchall) vs N clients
+   calling POST /query, same duration; overhead = driver throughput / service throughput - 1.
+
+The load comes from a lean asyncio client (bench/http_load.py): a general HTTP client would spend
+more CPU per request than the service does, on the same two cores.
 """
 
 from __future__ import annotations
@@ -15,11 +21,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import shutil
+import json
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +42,8 @@ sys.path.insert(0, str(ROOT))
 from service.auth import hash_key  # noqa: E402
 from service.demo.build import build_duckdb  # noqa: E402
 from service.settings import Settings  # noqa: E402
+
+from http_load import Connection, build_post, server_timing  # noqa: E402
 
 KEY = "bench-key"
 SMQS: list[dict[str, Any]] = [
@@ -56,7 +66,13 @@ SCENARIOS: list[tuple[str, str, Any]] = [
 @dataclass
 class Stats:
     latencies_ms: list[float] = field(default_factory=list)
+    server_overhead_ms: list[float] = field(default_factory=list)  # Server-Timing total - db
     errors: int = 0
+    elapsed_s: float = 0.0
+
+    @property
+    def throughput(self) -> float:
+        return len(self.latencies_ms) / self.elapsed_s if self.elapsed_s else 0.0
 
 
 def prepare(workdir: Path) -> Settings:
@@ -79,10 +95,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(settings: Settings) -> subprocess.Popen:
+def start(settings: Settings, workers: int = 1) -> subprocess.Popen:
     """`smq serve` on loopback, as deployed; returns once /v1/health answers."""
     command = [sys.executable, "-m", "smq_cli.main", "serve", "--host", "127.0.0.1", "--port", str(settings.port),
-               "--models-dir", str(settings.models_dir), "--api-keys", str(settings.api_keys_file), "--log-level", "warning"]
+               "--models-dir", str(settings.models_dir), "--api-keys", str(settings.api_keys_file), "--log-level", "warning",
+               "--workers", str(workers)]
     process = subprocess.Popen(command, cwd=ROOT, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 30
     while True:
@@ -97,34 +114,76 @@ def start(settings: Settings) -> subprocess.Popen:
         time.sleep(0.1)
 
 
-async def load(base: str, endpoint: str, body: Any, clients: int, seconds: float, max_requests: int) -> tuple[Stats, float]:
+async def load(port: int, endpoint: str, bodies: list[bytes], clients: int, seconds: float,
+               max_requests: int) -> Stats:
+    """N keep-alive connections, each sending the bodies in turn, for `seconds` (lean client: see http_load)."""
     stats = Stats()
+    requests = [build_post("127.0.0.1", port, f"/v1/databases/shop/{endpoint}", b, {"Authorization": f"Bearer {KEY}"})
+                for b in bodies]
+    connections = [await Connection.open("127.0.0.1", port) for _ in range(clients)]
     issued = 0
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    async with httpx.AsyncClient(base_url=base, headers={"Authorization": f"Bearer {KEY}"}, limits=limits,
-                                 timeout=30) as client:
-        stop_at = time.perf_counter() + seconds
+    stop_at = time.perf_counter() + seconds
 
-        async def worker(n: int) -> None:
-            nonlocal issued
-            i = n
-            while time.perf_counter() < stop_at and issued < max_requests:
+    async def worker(n: int, connection: Connection) -> None:
+        nonlocal issued
+        i = n
+        while time.perf_counter() < stop_at and issued < max_requests:
+            issued += 1
+            request = requests[i % len(requests)]
+            i += 1
+            t0 = time.perf_counter()
+            try:
+                reply = await connection.send(request)
+            except (OSError, asyncio.IncompleteReadError):
+                stats.errors += 1
+                return
+            stats.latencies_ms.append((time.perf_counter() - t0) * 1000)
+            stats.errors += reply.status != 200
+            timing = server_timing(reply.headers)
+            if "db" in timing:
+                stats.server_overhead_ms.append(timing["total"] - timing["db"])
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker(n, c) for n, c in enumerate(connections)))
+    stats.elapsed_s = time.perf_counter() - started
+    for connection in connections:
+        await connection.close()
+    return stats
+
+
+def driver_load(database: Path, sqls: list[str], clients: int, seconds: float, max_requests: int) -> Stats:
+    """The same work straight through the DuckDB driver: N threads, a cursor per query, fetchall."""
+    import duckdb
+
+    stats = Stats()
+    connection = duckdb.connect(str(database), read_only=True)
+    lock = threading.Lock()
+    issued = 0
+    stop_at = time.perf_counter() + seconds
+
+    def worker(n: int) -> None:
+        nonlocal issued
+        i = n
+        while time.perf_counter() < stop_at and issued < max_requests:
+            with lock:
                 issued += 1
-                smq = SMQS[i % len(SMQS)]
-                i += 1
-                t0 = time.perf_counter()
-                try:
-                    r = await client.post(f"/v1/databases/shop/{endpoint}", json=body(smq))
-                    ok = r.status_code == 200
-                except httpx.HTTPError:
-                    ok = False
-                stats.latencies_ms.append((time.perf_counter() - t0) * 1000)
-                stats.errors += not ok
+                cursor = connection.cursor()
+            sql = sqls[i % len(sqls)]
+            i += 1
+            t0 = time.perf_counter()
+            cursor.execute(sql).fetchall()
+            stats.latencies_ms.append((time.perf_counter() - t0) * 1000)
+            cursor.close()
 
-        started = time.perf_counter()
-        await asyncio.gather(*(worker(n) for n in range(clients)))
-        elapsed = time.perf_counter() - started
-    return stats, elapsed
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    stats.elapsed_s = time.perf_counter() - started
+    connection.close()
+    return stats
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -132,26 +191,17 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def overhead(base: str, database: Path, runs: int) -> list[tuple[str, float, float]]:
-    """(smq label, direct driver median ms, service median ms) per SMQ, sequential, warm."""
-    import duckdb
+def compiled_sql(port: int) -> list[str]:
+    """The SQL the service runs for each SMQ (what the driver baseline runs too)."""
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {KEY}"}) as client:
+        return [client.post("/v1/databases/shop/query", json={"smq": smq}).json()["sql"] for smq in SMQS]
 
-    out = []
-    conn = duckdb.connect(str(database), read_only=True)
-    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {KEY}"}) as client:
-        for n, smq in enumerate(SMQS):
-            sql = client.post("/v1/databases/shop/query", json={"smq": smq}).json()["sql"]
-            direct, served = [], []
-            for _ in range(runs):
-                t0 = time.perf_counter()
-                conn.cursor().execute(sql).fetchall()
-                direct.append((time.perf_counter() - t0) * 1000)
-                t0 = time.perf_counter()
-                assert client.post("/v1/databases/shop/query", json={"smq": smq}).status_code == 200
-                served.append((time.perf_counter() - t0) * 1000)
-            out.append((f"smq{n + 1}", statistics.median(direct), statistics.median(served)))
-    conn.close()
-    return out
+
+def row(label: str, stats: Stats) -> str:
+    lat = stats.latencies_ms
+    server = f"{statistics.median(stats.server_overhead_ms):>9.2f}" if stats.server_overhead_ms else f"{'':>9}"
+    return (f"{label:<26} {len(lat):>8} {stats.throughput:>8.1f} {percentile(lat, 0.5):>8.2f} "
+            f"{percentile(lat, 0.99):>8.2f} {stats.errors:>6} {server}")
 
 
 def main() -> None:
@@ -159,25 +209,40 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each scenario")
     parser.add_argument("--max-requests", type=int, default=50_000, help="cap per scenario")
-    parser.add_argument("--overhead-runs", type=int, default=50)
+    parser.add_argument("--workers", type=int, default=1, help="server processes (smq serve --workers)")
     args = parser.parse_args()
+    header = f"{'scenario':<26} {'requests':>8} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'server ms':>9}"
     with tempfile.TemporaryDirectory(prefix="smq-bench-") as tmp:
         settings = prepare(Path(tmp))
-        server = start(settings)
-        base = f"http://127.0.0.1:{settings.port}"
+        server = start(settings, args.workers)
+        port = settings.port
+        database = Path(tmp) / "shop.duckdb"
+
+        def run(endpoint: str, bodies: list[bytes], seconds: float = args.seconds) -> Stats:
+            asyncio.run(load(port, endpoint, bodies, args.clients, 0.5, 200))  # warm-up
+            return asyncio.run(load(port, endpoint, bodies, args.clients, seconds, args.max_requests))
+
         try:
-            print(f"service on {base}, {args.clients} concurrent clients, {args.seconds:g} s per scenario\n")
-            print(f"{'scenario':<22} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>7}")
+            print(f"service on 127.0.0.1:{port} ({args.workers} worker(s)), {args.clients} concurrent clients, "
+                  f"{args.seconds:g} s per scenario")
+            print("(server ms: median of Server-Timing total - db, the service's own time per request)\n")
+            print(header)
             for label, endpoint, body in SCENARIOS:
-                asyncio.run(load(base, endpoint, body, args.clients, 0.5, 200))  # warm-up
-                stats, elapsed = asyncio.run(load(base, endpoint, body, args.clients, args.seconds, args.max_requests))
-                n = len(stats.latencies_ms)
-                print(f"{label:<22} {n:>9} {n / elapsed:>8.0f} {percentile(stats.latencies_ms, 0.5):>8.2f} "
-                      f"{percentile(stats.latencies_ms, 0.99):>8.2f} {stats.errors:>7}")
-            print(f"\nservice overhead on query (sequential, median of {args.overhead_runs})")
-            print(f"{'smq':<6} {'driver ms':>10} {'service ms':>11} {'ratio':>7} {'overhead ms':>12}")
-            for label, direct, served in overhead(base, Path(tmp) / "shop.duckdb", args.overhead_runs):
-                print(f"{label:<6} {direct:>10.2f} {served:>11.2f} {served / direct:>7.2f} {served - direct:>12.2f}")
+                stats = run(endpoint, [json.dumps(body(smq)).encode() for smq in SMQS])
+                print(row(label, stats))
+
+            sqls = compiled_sql(port)
+            print(f"\nquery vs the DuckDB driver on the same SQL, {args.clients} concurrent clients each")
+            print(header + f" {'overhead':>9}")
+            cases = [(f"smq{n + 1}", [smq], [sql]) for n, (smq, sql) in enumerate(zip(SMQS, sqls))]
+            cases.append(("mix (all six in turn)", SMQS, sqls))
+            for label, smqs, case_sql in cases:
+                driver_load(database, case_sql, args.clients, 0.5, 200)  # warm-up
+                direct = driver_load(database, case_sql, args.clients, args.seconds, args.max_requests)
+                served = run("query", [json.dumps({"smq": smq}).encode() for smq in smqs])
+                overhead = direct.throughput / served.throughput - 1 if served.throughput else float("inf")
+                print(row(f"{label} driver", direct))
+                print(row(f"{label} service", served) + f" {overhead:>8.1%}")
         finally:
             server.terminate()
             server.wait(timeout=10)

@@ -7,6 +7,7 @@ Start-up refuses to run unsecured by accident: without a keys file the app is on
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +24,7 @@ from .registry import Registry
 from .routes import admin, ask, compile, databases, execute, health, query, tools
 from .routes.health import service_version
 from .settings import Settings
+from .timing import ServerTimingMiddleware
 
 log = logging.getLogger("smq.service")
 
@@ -65,15 +67,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.reload_models:
             extra = [settings.api_keys_file] if settings.api_keys_file else []
             state.registry.watch(lambda: state.reload(), interval_s=settings.reload_interval_s, extra_files=extra)
+        gc.collect()
+        gc.freeze()  # the layers and the libraries live as long as the process: keep them out of every collection
         try:
             yield
         finally:
+            gc.unfreeze()
             state.registry.close()
 
     app = FastAPI(title="SMQ semantic layer", version=service_version(), description=DESCRIPTION,
                   lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
     app.state.smq = state
     errors.install(app)
+    app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     for module in (health, databases, compile, query, execute, admin, ask, tools):
         app.include_router(module.router)
     return app

@@ -203,6 +203,15 @@ class Registry:
         self._watcher = FileWatcher(lambda: snapshot(self.root, extras), on_change, interval_s)
         self._watcher.start()
 
+    def build_demo_databases(self) -> None:
+        """Build any missing demo database now (before worker processes would race to build it)."""
+        for entry in self.entries():
+            if entry.layer is not None:
+                try:
+                    _ensure_demo(entry.layer)
+                except Exception as exc:  # noqa: BLE001 - the worker reports it on first use (503)
+                    log.warning("demo database of '%s' not built: %s", entry.name, exc)
+
     def close(self) -> None:
         """Stop watching and close every executor now (shutdown)."""
         if self._watcher is not None:

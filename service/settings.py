@@ -30,3 +30,12 @@ class Settings(BaseSettings):
     reload_interval_s: float = Field(1.0, gt=0, description="how often the watcher polls file mtimes")
     backend_retry_s: float = Field(5.0, ge=0, description="how long a failed backend connection is not retried")
     log_level: str = "info"
+    workers: int = Field(1, ge=1, description="server processes (each loads the layers and opens its own connections)")
+
+    def to_env(self) -> dict[str, str]:
+        """These settings as SMQ_* variables, for worker processes that build their own app."""
+        out = {}
+        for name, value in self.model_dump(mode="json").items():
+            if value is not None:
+                out[f"SMQ_{name.upper()}"] = str(value).lower() if isinstance(value, bool) else str(value)
+        return out

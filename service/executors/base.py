@@ -13,8 +13,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import heapq
+import itertools
 import datetime as dt
 import math
+import operator
 import threading
 import time
 import uuid
@@ -123,15 +125,68 @@ def _iso_duration(delta: dt.timedelta) -> str:
 
 def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int, started: float) -> QueryResult:
     """Build the capped, JSON-safe result; ``rows`` may hold max_rows + 1 rows (the probe row)."""
-    kept: list[list] = []
-    truncated = False
-    for row in rows:
-        if len(kept) >= max_rows:
-            truncated = True
-            break
-        kept.append([to_json_value(v) for v in row])
+    taken = list(itertools.islice(rows, max_rows + 1))
+    truncated = len(taken) > max_rows
+    if truncated:
+        del taken[max_rows:]
+    kept = json_safe_rows(taken, len(columns))
     elapsed = round((time.perf_counter() - started) * 1000, 3)
     return QueryResult(list(columns), kept, truncated, elapsed, len(kept))
+
+
+_EXPONENT = operator.attrgetter("exponent")
+_NONE_TYPE = type(None)
+_PLAIN_TYPES = frozenset({_NONE_TYPE, bool, int, str})
+
+
+def json_safe_rows(rows: Sequence[Sequence[Any]], width: int) -> list[list]:
+    """``to_json_value`` over every value, a column at a time.
+
+    A driver returns one type per column (plus NULLs), so a column of ints or strings is checked
+    with one C-level pass (``set(map(type, ...))``) and kept as is, and a column of dates is
+    converted by one bound method: several times faster than a Python call per value on
+    thousand-row answers, with the same result.
+    """
+    if not rows:
+        return []
+    if width == 0 or set(map(len, rows)) != {width}:  # ragged rows: value by value
+        return [[to_json_value(v) for v in row] for row in rows]
+    columns = [_json_safe_column(values) for values in zip(*rows)]
+    return [list(row) for row in zip(*columns)]
+
+
+def _json_safe_column(values: tuple) -> Sequence[Any]:
+    kinds = set(map(type, values))
+    if kinds <= _PLAIN_TYPES:
+        return values
+    nullable = _NONE_TYPE in kinds
+    kinds.discard(_NONE_TYPE)
+    if len(kinds) == 1:
+        (kind,) = kinds
+        present = [v for v in values if v is not None] if nullable else values
+        converted = _convert_uniform(kind, present)
+        if converted is not None:
+            if not nullable:
+                return converted
+            it = iter(converted)
+            return [None if v is None else next(it) for v in values]
+    return [to_json_value(v) for v in values]
+
+
+def _convert_uniform(kind: type, values: Sequence[Any]) -> Sequence[Any] | None:
+    """The values (all of type `kind`) made JSON-safe in C-level passes, or None when no fast path applies."""
+    if kind is float:
+        return values if all(map(math.isfinite, values)) else None
+    if kind in (dt.datetime, dt.date, dt.time):
+        return list(map(kind.isoformat, values))
+    if kind is Decimal:  # one scale per column is the rule (NUMERIC(p, s), SUM of it)
+        exponents = set(map(_EXPONENT, map(Decimal.as_tuple, values)))
+        if all(isinstance(e, int) for e in exponents):  # finite ('n', 'N', 'F' mark NaN/Infinity)
+            if min(exponents) >= 0:
+                return list(map(int, values))
+            if max(exponents) < 0:
+                return list(map(float, values))
+    return None
 
 
 def check_limits(max_rows: int, timeout_s: float) -> None:
@@ -167,11 +222,15 @@ class _Watchdog:
     def add(self, deadline: float, timer: CancelTimer) -> None:
         with self._cond:
             self._seq += 1
-            heapq.heappush(self._heap, (deadline, self._seq, timer))
+            entry = (deadline, self._seq, timer)
+            heapq.heappush(self._heap, entry)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="smq-query-watchdog", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if self._heap[0] is entry:
+                # only a new earliest deadline needs the thread awake; waking it for every query
+                # would hand the GIL to it and back on each one
+                self._cond.notify()
 
     def _run(self) -> None:
         while True:

@@ -7,12 +7,13 @@ out) the SQL is still returned, with `preview: null` and `preview_error`: compil
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from engine.errors import EngineError
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..settings import PREVIEW_ROWS
+from ..timing import record_db_time
 from .paging import paged_sql
 from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
 
@@ -20,7 +21,7 @@ router = APIRouter(prefix="/v1/databases", tags=["smq"], responses=problem_respo
 
 
 @router.post("/{db}/compile", response_model=CompileResponse, summary="convertSmqToSql: compile an SMQ (and preview it)")
-def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep) -> CompileResponse:
+def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep, request: Request) -> CompileResponse:
     layer = database.layer
     dialect = (body.dialect or layer.dialect).lower()
     sql = layer.compile(body.smq, dialect=dialect, role=database.role)
@@ -32,4 +33,5 @@ def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep) ->
                                                        timeout_s=state.settings.query_timeout_s)
     except EngineError as err:  # the SQL is fine; only running it failed
         return CompileResponse(sql=sql, dialect=dialect, preview_error=ProblemItem(**err.to_dict()))
+    record_db_time(request.scope, result.elapsed_ms)
     return CompileResponse(sql=sql, dialect=dialect, preview=Preview(columns=result.columns, rows=result.rows))

@@ -8,7 +8,7 @@ is refused), then the executor, whose connection is read-only too.
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from sqlglot import exp
 
 from engine.access import apply_role_to_sql
@@ -17,6 +17,7 @@ from engine.errors import Location, QueryError, nearest
 from ..deps import Database, DatabaseDep, StateDep, executor_for
 from ..errors import Forbidden
 from ..executors import check_read_only
+from .rows import RowsResponse, rows_response
 from .schemas import ExecuteRequest, Rows, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["sql"], responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
@@ -26,7 +27,7 @@ CATALOG_PREFIXES = ("pg_", "sqlite_", "duckdb_")
 
 
 @router.post("/{db}/execute", response_model=Rows, summary="execute: run one read-only SELECT")
-def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep) -> Rows:
+def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
     layer = database.layer
     tree = check_read_only(body.sql, layer.dialect)
     _refuse_non_tables(tree, database)
@@ -34,8 +35,7 @@ def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep) -> Row
     sql = body.sql if rewritten is tree else rewritten.sql(dialect=layer.dialect)
     result = executor_for(state, database).execute(sql, max_rows=state.settings.max_rows,
                                                    timeout_s=state.settings.query_timeout_s)
-    return Rows(sql=sql, columns=result.columns, rows=result.rows, row_count=result.row_count,
-                truncated=result.truncated, elapsed_ms=result.elapsed_ms)
+    return rows_response(request, sql, result)
 
 
 def _refuse_non_tables(tree: exp.Expression, database: Database) -> None:

@@ -8,6 +8,7 @@ not for strangers).
 
 from __future__ import annotations
 
+from functools import cache
 from importlib import metadata
 
 from fastapi import APIRouter, Response
@@ -18,6 +19,7 @@ from .schemas import DatabaseReadiness, Health, Readiness, problem_responses
 router = APIRouter(prefix="/v1", tags=["health"])
 
 
+@cache  # reading package metadata costs more than the rest of /v1/health
 def service_version() -> str:
     try:
         return metadata.version("smq-semantic-layer")

@@ -8,10 +8,11 @@ ordered multi-CTE query can make DuckDB plan it 1.5x slower). `truncated` says m
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from .paging import paged_sql
+from .rows import RowsResponse, rows_response
 from .schemas import QueryRequest, QueryResponse, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["smq"],
@@ -19,18 +20,15 @@ router = APIRouter(prefix="/v1/databases", tags=["smq"],
 
 
 @router.post("/{db}/query", response_model=QueryResponse, summary="Compile an SMQ and return its rows")
-def query(body: QueryRequest, database: DatabaseDep, state: StateDep) -> QueryResponse:
+def query(body: QueryRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
     layer = database.layer
     max_rows = state.settings.max_rows
     executor = executor_for(state, database)
     if body.limit is None and not body.offset:
         sql = layer.compile(body.smq, dialect=layer.dialect, role=database.role)
         result = executor.execute(sql, max_rows=max_rows, timeout_s=state.settings.query_timeout_s)
-        return QueryResponse(sql=sql, columns=result.columns, rows=result.rows, row_count=result.row_count,
-                             truncated=result.truncated, elapsed_ms=result.elapsed_ms, limit=max_rows, offset=0)
+        return rows_response(request, sql, result, limit=max_rows, offset=0)
     limit = max_rows if body.limit is None else min(body.limit, max_rows)
     page = paged_sql(layer, body.smq, database.role, limit, body.offset)
     result = executor.execute(page.run, max_rows=page.size, timeout_s=state.settings.query_timeout_s)
-    return QueryResponse(sql=page.shown, columns=result.columns, rows=result.rows,
-                         row_count=result.row_count, truncated=result.truncated, elapsed_ms=result.elapsed_ms,
-                         limit=page.size, offset=body.offset)
+    return rows_response(request, page.shown, result, limit=page.size, offset=body.offset)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -27,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--max-rows", type=int, help="most rows per query (default: $SMQ_MAX_ROWS, then 10000)")
     p.add_argument("--query-timeout", type=float, metavar="SECONDS",
                    help="per-query timeout (default: $SMQ_QUERY_TIMEOUT_S, then 30)")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="server processes (default: $SMQ_WORKERS, then 1); more than one watches the layer files")
     p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"], help="log level (default: info)")
     p.set_defaults(func=cmd_serve)
 
@@ -91,7 +94,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     overrides = {
         "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
         "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
-        "query_timeout_s": args.query_timeout, "log_level": args.log_level,
+        "query_timeout_s": args.query_timeout, "log_level": args.log_level, "workers": args.workers,
     }
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
@@ -100,6 +103,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"smq: invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}", file=sys.stderr)
         return EXIT_NOT_CONFIGURED
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if settings.workers > 1 and not settings.reload_models:
+        # POST /v1/reload reaches one worker only: every worker must notice file changes itself
+        settings = settings.model_copy(update={"reload_models": True})
+        print("smq: several workers: each one watches the layer files (--reload-models)", file=sys.stderr)
     try:
         app = create_app(settings)
     except ServiceConfigError as err:
@@ -107,5 +114,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_NOT_CONFIGURED
     serving = ", ".join(f"{e.name} ({e.status})" for e in app.state.smq.registry.entries()) or "no database"
     print(f"smq: serving {serving} on http://{settings.host}:{settings.port} (API docs: /docs)", file=sys.stderr)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+    if settings.workers == 1:
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+        return EXIT_OK
+    # the app above only proved the configuration; each worker builds its own from the environment
+    app.state.smq.registry.build_demo_databases()
+    app.state.smq.registry.close()
+    os.environ.update(settings.to_env())
+    print(f"smq: {settings.workers} worker processes", file=sys.stderr)
+    uvicorn.run("service.app:create_app", factory=True, workers=settings.workers, host=settings.host,
+                port=settings.port, log_level=settings.log_level)
     return EXIT_OK

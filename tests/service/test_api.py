@@ -159,3 +159,36 @@ def test_openapi_documents_every_route(client: TestClient) -> None:
                  "/v1/databases/{db}/compile", "/v1/databases/{db}/query", "/v1/databases/{db}/execute", "/v1/reload"):
         assert path in paths
     assert client.get("/docs").status_code == 200
+
+
+def _server_timing(header: str) -> dict[str, float]:
+    out = {}
+    for entry in header.split(","):
+        name, _, dur = entry.strip().partition(";dur=")
+        out[name] = float(dur)
+    return out
+
+
+def test_rows_responses_match_their_documented_models(client: TestClient) -> None:
+    """query/execute skip response-model validation for speed: their bodies must still be exactly the model."""
+    from service.routes.schemas import QueryResponse, Rows
+
+    query = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers=ADMIN)
+    assert set(query.json()) == set(QueryResponse.model_fields)
+    assert QueryResponse.model_validate(query.json()).model_dump() == query.json()
+    execute = client.post("/v1/databases/shop/execute", json={"sql": "SELECT 1 AS one"}, headers=ADMIN)
+    assert set(execute.json()) == set(Rows.model_fields)
+    assert Rows.model_validate(execute.json()).model_dump() == execute.json()
+
+
+def test_server_timing_reports_database_and_total_time(client: TestClient) -> None:
+    r = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers=ADMIN)
+    timing = _server_timing(r.headers["server-timing"])
+    assert set(timing) == {"db", "total"} and 0 <= timing["db"] <= timing["total"]
+    assert timing["db"] == r.json()["elapsed_ms"]
+    preview = client.post("/v1/databases/shop/compile", json={"smq": BY_STATUS}, headers=ADMIN)
+    assert set(_server_timing(preview.headers["server-timing"])) == {"db", "total"}
+    no_preview = client.post("/v1/databases/shop/compile", json={"smq": BY_STATUS, "preview": False}, headers=ADMIN)
+    assert set(_server_timing(no_preview.headers["server-timing"])) == {"total"}
+    refused = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers={"Authorization": "Bearer nope"})
+    assert refused.status_code == 401 and set(_server_timing(refused.headers["server-timing"])) == {"total"}

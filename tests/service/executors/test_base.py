@@ -10,8 +10,11 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from service.executors.base import CancelTimer, check_limits, import_driver, make_result, strip_trailing_semicolons, to_json_value
+from service.executors.base import (CancelTimer, check_limits, import_driver, json_safe_rows, make_result,
+                                    strip_trailing_semicolons, to_json_value)
 from service.executors.errors import BackendUnavailable
 from service.executors.pool import SimplePool
 
@@ -126,3 +129,49 @@ def test_pool_waits_for_a_free_connection() -> None:
     first = pool.acquire()
     threading.Timer(0.1, pool.release, args=(first,)).start()
     assert pool.acquire() is first
+
+
+# -- column-at-a-time conversion: the same answer as to_json_value, value for value -------------------
+_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=5),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.decimals(allow_nan=True, allow_infinity=True, places=None),
+    st.decimals(allow_nan=False, allow_infinity=False, places=2),
+    st.dates(), st.datetimes(timezones=st.one_of(st.none(), st.just(dt.UTC))), st.times(),
+    st.timedeltas(), st.binary(max_size=4),
+)
+
+
+def _columns_of_one_kind() -> st.SearchStrategy[list[object]]:
+    """Columns as drivers return them: one type, NULLs sprinkled in (and sometimes a stray type)."""
+    kinds = [st.integers(), st.floats(), st.dates(), st.datetimes(), st.text(),
+             *(st.decimals(places=places, allow_nan=False, allow_infinity=False) for places in (0, 1, 3)),
+             st.decimals(allow_nan=False, allow_infinity=False)]  # any exponent, mixed in one column
+    return st.one_of(*(st.lists(st.one_of(kind, st.none()), min_size=1, max_size=8) for kind in kinds),
+                     st.lists(_VALUES, min_size=1, max_size=8))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=1, max_value=4).flatmap(lambda width: st.lists(_columns_of_one_kind(), min_size=width, max_size=width)))
+def test_column_conversion_equals_value_conversion(columns: list[list[object]]) -> None:
+    height = min(len(c) for c in columns)
+    rows = [tuple(c[i] for c in columns) for i in range(height)]
+    got = json_safe_rows(rows, len(columns))
+    want = [[to_json_value(v) for v in row] for row in rows]
+    assert got == want
+    assert [[type(v) for v in row] for row in got] == [[type(v) for v in row] for row in want]
+    assert all(type(row) is list for row in got)
+
+
+def test_ragged_rows_are_converted_value_by_value() -> None:
+    assert json_safe_rows([(1, dt.date(2024, 1, 1)), (2,)], 2) == [[1, "2024-01-01"], [2]]
+
+
+def test_an_earlier_deadline_wakes_the_watchdog() -> None:
+    """A short timeout added while a long one is pending must still fire on time."""
+    fired = threading.Event()
+    with CancelTimer(60, lambda: None) as slow:
+        time.sleep(0.2)  # the watchdog is now asleep until the slow deadline
+        with CancelTimer(0.05, fired.set) as quick:
+            assert fired.wait(5)
+        assert quick.fired and not slow.fired
