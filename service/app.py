@@ -83,3 +83,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (health, databases, compile, query, execute, admin, ask, tools):
         app.include_router(module.router)
     return app
+
+
+def create_worker_app() -> FastAPI:
+    """The app of one `smq serve --workers N` process: settings from the SMQ_* environment, logging as the parent's."""
+    settings = Settings()
+    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return create_app(settings)

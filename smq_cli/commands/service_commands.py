@@ -122,6 +122,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     app.state.smq.registry.close()
     os.environ.update(settings.to_env())
     print(f"smq: {settings.workers} worker processes", file=sys.stderr)
-    uvicorn.run("service.app:create_app", factory=True, workers=settings.workers, host=settings.host,
+    uvicorn.run("service.app:create_worker_app", factory=True, workers=settings.workers, host=settings.host,
                 port=settings.port, log_level=settings.log_level)
     return EXIT_OK
