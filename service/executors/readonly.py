@@ -86,6 +86,10 @@ def _check_top_level(tree: exp.Expr, sql: str) -> None:
         query = query.this
     if isinstance(query, (exp.Select, exp.SetOperation)):
         return
+    if isinstance(query, exp.Condition):  # `00`, `a + 1`, `'text'`: an expression where a query belongs
+        snippet = " ".join(sql.split())
+        snippet = snippet if len(snippet) <= 40 else snippet[:37] + "..."
+        raise ReadOnlyViolation(f"'{snippet}' is an expression, not a query; {ONLY} (e.g. SELECT ... FROM ...)")
     raise ReadOnlyViolation(f"{_keyword(query, sql)} statements are not allowed; {ONLY}")
 
 

@@ -33,7 +33,8 @@ async def health() -> Health:
 
 
 @router.get("/ready", response_model=Readiness, summary="Readiness: each database loaded, or its errors",
-            responses={503: {"model": Readiness, "description": "no database can be served"}, **problem_responses(401)})
+            responses={503: {"model": Readiness, "description": "no database can be served"}, **problem_responses(401)},
+            openapi_extra={"security": [{}]})  # with or without a key: anonymous probes are answered too
 async def ready(state: StateDep, principal: OptionalPrincipalDep, response: Response) -> Readiness:
     """200 while at least one database is served (`degraded` if some are stale/invalid), else 503."""
     entries = state.registry.entries()

@@ -11,9 +11,10 @@ SMQ_EXAMPLE = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel
 
 
 class Strict(BaseModel):
-    """Request bodies refuse unknown keys: a misspelt `limt` must not be silently ignored."""
+    """Request bodies refuse unknown keys and wrong types: a misspelt `limt` must not be silently
+    ignored, nor `"preview": 0` or `"offset": "10"` be guessed into what the caller may have meant."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 # -- errors ---------------------------------------------------------------------------------

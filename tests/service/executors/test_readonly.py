@@ -64,6 +64,9 @@ REFUSED = [
     ("mysql", "LOAD DATA INFILE 'x' INTO TABLE t", f"LOAD statements are not allowed; {ONLY}"),
     ("snowflake", "PUT file:///tmp/x @stage", f"PUT statements are not allowed; {ONLY}"),
     ("postgres", "VALUES (1)", f"VALUES statements are not allowed; {ONLY}"),
+    # an expression where a query belongs
+    ("duckdb", "00", f"'00' is an expression, not a query; {ONLY} (e.g. SELECT ... FROM ...)"),
+    ("postgres", "revenue / 2", f"'revenue / 2' is an expression, not a query; {ONLY}"),
     # SELECT that writes or locks
     ("postgres", "SELECT * INTO new_table FROM t", f"SELECT ... INTO is not allowed (it writes a table or file); {ONLY}"),
     ("mysql", "SELECT * FROM t INTO OUTFILE '/tmp/x'", f"SELECT ... INTO is not allowed (it writes a table or file); {ONLY}"),
