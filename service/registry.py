@@ -162,7 +162,7 @@ class Registry:
                 return slot.executor
             slot = _Slot(fingerprint)
             try:
-                slot.executor = _create(layer, connection)
+                slot.executor = _create(layer, connection, self._timeout)
             except EngineError as err:
                 slot.error, slot.failed_at = err, time.monotonic()
                 log.warning("database %s: cannot create its executor: %s", layer.name, err.message)
@@ -228,11 +228,11 @@ class Registry:
                 _close_quietly(slot.executor)
 
 
-def _create(layer: Layer, connection: dict[str, Any]) -> Any:
+def _create(layer: Layer, connection: dict[str, Any], timeout_s: float) -> Any:
     from .executors import create_executor  # the executors package pulls in the drivers
 
     _ensure_demo(layer)
-    return create_executor(connection, base_dir=layer.semantic.directory, dialect=layer.dialect)
+    return create_executor(connection, base_dir=layer.semantic.directory, dialect=layer.dialect, default_timeout_s=timeout_s)
 
 
 def _ensure_demo(layer: Layer) -> None:

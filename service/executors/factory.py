@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from engine.errors import Location, nearest
 
-from .base import Executor, import_driver
+from .base import DEFAULT_TIMEOUT_S, Executor, import_driver
 from .errors import ConfigError
 
 BACKENDS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery")
@@ -34,8 +34,13 @@ SPIDER2_ROUTES: tuple[tuple[str, str], ...] = (
 _ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def create_executor(connection: Mapping[str, Any], *, base_dir: Path, dialect: str | None = None) -> Executor:
-    """The executor for one database; raises ConfigError for a bad mapping, BackendUnavailable for a missing driver."""
+def create_executor(connection: Mapping[str, Any], *, base_dir: Path, dialect: str | None = None,
+                    default_timeout_s: float = DEFAULT_TIMEOUT_S) -> Executor:
+    """The executor for one database; raises ConfigError for a bad mapping, BackendUnavailable for a missing driver.
+
+    `default_timeout_s` is the timeout most queries will ask for: backends that keep it in the session
+    (PostgreSQL, MySQL) set it once per connection instead of once per query.
+    """
     settings = expand_env(dict(connection))
     backend = str(settings.get("backend") or "").strip().lower()
     backend = ALIASES.get(backend, backend)
@@ -46,7 +51,7 @@ def create_executor(connection: Mapping[str, Any], *, base_dir: Path, dialect: s
             location=Location(field="connection.backend"),
             suggestions=nearest(backend, BACKENDS) if backend else (),
         )
-    return builder(settings, Path(base_dir), dialect or DEFAULT_DIALECTS[backend])
+    return builder(settings, Path(base_dir), dialect or DEFAULT_DIALECTS[backend], default_timeout_s)
 
 
 def route_instance(instance_id: str) -> str:
@@ -93,19 +98,19 @@ def _int(settings: Mapping[str, Any], key: str, default: int) -> int:
         raise ConfigError(f"connection.{key} must be an integer, got {raw!r}", location=Location(field=f"connection.{key}")) from None
 
 
-def _sqlite(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executor:
+def _sqlite(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .sqlite import SqliteExecutor
 
     return SqliteExecutor(_file_path(settings, "path", base_dir), dialect=dialect, pool_size=_int(settings, "pool_size", 4))
 
 
-def _duckdb(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executor:
+def _duckdb(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .duckdb import DuckDBExecutor
 
     return DuckDBExecutor(_file_path(settings, "path", base_dir), dialect=dialect)
 
 
-def _postgres(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executor:
+def _postgres(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .postgres import PostgresExecutor
 
     conninfo_module = import_driver("psycopg.conninfo", "psycopg[binary,pool]")
@@ -113,10 +118,10 @@ def _postgres(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Exec
              "password": settings.get("password"), "dbname": settings.get("database")}
     conninfo = conninfo_module.make_conninfo(str(settings.get("url") or ""), **{k: str(v) for k, v in parts.items() if v not in (None, "")})
     return PostgresExecutor(conninfo, dialect=dialect, schema=settings.get("schema"), pool_size=_int(settings, "pool_size", 4),
-                            connect_timeout_s=float(settings.get("connect_timeout", 10)))
+                            connect_timeout_s=float(settings.get("connect_timeout", 10)), default_timeout_s=default_timeout_s)
 
 
-def _mysql(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executor:
+def _mysql(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .mysql import MySQLExecutor
 
     merged = dict(settings)
@@ -130,7 +135,7 @@ def _mysql(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executo
                          pool_size=_int(merged, "pool_size", 4), connect_timeout_s=float(merged.get("connect_timeout", 10)))
 
 
-def _snowflake(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executor:
+def _snowflake(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .snowflake import SnowflakeExecutor
 
     resolved = dict(settings)
@@ -139,7 +144,7 @@ def _snowflake(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Exe
     return SnowflakeExecutor(resolved, dialect=dialect, pool_size=_int(settings, "pool_size", 4))
 
 
-def _bigquery(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Executor:
+def _bigquery(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .bigquery import BigQueryExecutor
 
     credentials = _file_path(settings, "credentials_path", base_dir) if settings.get("credentials_path") else None
@@ -148,6 +153,6 @@ def _bigquery(settings: Mapping[str, Any], base_dir: Path, dialect: str) -> Exec
                             maximum_bytes_billed=_int(settings, "maximum_bytes_billed", 0) if billed else None, dialect=dialect)
 
 
-_BUILDERS: dict[str, Callable[[Mapping[str, Any], Path, str], Executor]] = {
+_BUILDERS: dict[str, Callable[[Mapping[str, Any], Path, str, float], Executor]] = {
     "sqlite": _sqlite, "duckdb": _duckdb, "postgres": _postgres, "mysql": _mysql, "snowflake": _snowflake, "bigquery": _bigquery,
 }

@@ -120,12 +120,17 @@ class MySQLExecutor:
             return False
 
     def _prepare(self, conn: Any, max_rows: int, timeout_s: float) -> None:
-        """Per query: the server-side time and row limits, then a READ ONLY transaction."""
+        """Per query: the server-side time and row limits (when they differ from this session's last
+        ones: a round trip saved on most queries), then a READ ONLY transaction."""
         with conn.cursor() as cursor:
-            if conn.is_mariadb:
-                cursor.execute("SET SESSION max_statement_time = %s, sql_select_limit = %s", (round(timeout_s, 6), max_rows + 1))
-            else:
-                cursor.execute("SET SESSION max_execution_time = %s, sql_select_limit = %s", (max(1, int(timeout_s * 1000)), max_rows + 1))
+            limits = (max_rows, timeout_s)
+            if getattr(conn, "smq_limits", None) != limits:
+                conn.smq_limits = None  # unknown until the SET succeeded
+                if conn.is_mariadb:
+                    cursor.execute("SET SESSION max_statement_time = %s, sql_select_limit = %s", (round(timeout_s, 6), max_rows + 1))
+                else:
+                    cursor.execute("SET SESSION max_execution_time = %s, sql_select_limit = %s", (max(1, int(timeout_s * 1000)), max_rows + 1))
+                conn.smq_limits = limits
             cursor.execute("START TRANSACTION READ ONLY")
 
     def _translate(self, error: Exception, timeout_s: float) -> Exception:

@@ -2,9 +2,15 @@
 
 The read-only lock is the server's: connections are ``read_only`` (``BEGIN READ ONLY``) with
 ``default_transaction_read_only`` on, and every query's transaction is rolled back. The timeout is
-the server's ``statement_timeout``, set per transaction, so a slow query is cancelled where it
-runs. Rows are fetched through a server-side cursor, so a huge result never crosses the wire:
-only max_rows + 1 rows are fetched.
+the server's ``statement_timeout``, so a slow query is cancelled where it runs. Rows are fetched
+through a server-side cursor, so a huge result never crosses the wire: only max_rows + 1 rows are
+fetched.
+
+Round trips are what a query costs beyond the database's own work (one per statement, a
+millisecond each across a data centre), so each connection gets the usual timeout once, when it
+is made, and a query sets its own only when it asks for another; and connections are not pinged
+when taken from the pool: a connection the server dropped fails on first use and the query, being
+read-only, is simply run again on a fresh one.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class PostgresExecutor:
         schema: str | None = None,
         pool_size: int = 4,
         connect_timeout_s: float = 10.0,
+        default_timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self._psycopg = import_driver("psycopg", "psycopg[binary,pool]")
         pool_module = import_driver("psycopg_pool", "psycopg[binary,pool]")
@@ -48,6 +55,7 @@ class PostgresExecutor:
         self.schema = schema
         self._conninfo = conninfo
         self._connect_timeout_s = connect_timeout_s
+        self._default_timeout_ms = _timeout_ms(default_timeout_s)
         self._pool = pool_module.ConnectionPool(
             conninfo,
             kwargs={"autocommit": False, "connect_timeout": max(1, int(connect_timeout_s))},
@@ -55,7 +63,6 @@ class PostgresExecutor:
             max_size=pool_size,
             open=False,
             configure=self._configure,
-            check=pool_module.ConnectionPool.check_connection,
             timeout=connect_timeout_s,
             name="smq-postgres",
         )
@@ -63,11 +70,14 @@ class PostgresExecutor:
         self._open_lock = threading.Lock()
 
     def _configure(self, conn: Any) -> None:
-        """Run once per new connection: make it read-only and set its search_path."""
+        """Run once per new connection: read-only, the usual timeout, the search_path (one round trip)."""
         conn.read_only = True  # every transaction starts as BEGIN READ ONLY
-        conn.execute("SELECT set_config('default_transaction_read_only', 'on', false)")
-        if self.schema:
-            conn.execute("SELECT set_config('search_path', %s, false)", [self.schema])
+        conn.execute(
+            "SELECT set_config('default_transaction_read_only', 'on', false), "
+            "set_config('statement_timeout', %s, false), set_config('cursor_tuple_fraction', '1', false), "
+            "set_config('search_path', COALESCE(%s, current_setting('search_path')), false)",
+            [str(self._default_timeout_ms), self.schema],
+        )
         conn.commit()
 
     def _ensure_open(self) -> None:
@@ -89,15 +99,23 @@ class PostgresExecutor:
         ensure_read_only(sql, self.dialect)
         query = strip_trailing_semicolons(sql, self.dialect)  # it is wrapped in DECLARE ... CURSOR FOR
         self._ensure_open()
+        for attempt in (1, 2):
+            try:
+                return self._run(query, max_rows, timeout_s)
+            except _StaleConnection as stale:
+                if attempt == 2:
+                    raise BackendUnavailable(f"PostgreSQL connection failed: {stale}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _run(self, query: str, max_rows: int, timeout_s: float) -> QueryResult:
         errors = self._psycopg.errors
+        timeout_ms = _timeout_ms(timeout_s)
         try:
             with self._pool.connection(timeout=self._connect_timeout_s) as conn:
                 started = time.perf_counter()
                 try:
-                    conn.execute(
-                        "SELECT set_config('statement_timeout', %s, true), set_config('cursor_tuple_fraction', '1', true)",
-                        [str(max(1, int(timeout_s * 1000)))],
-                    )
+                    if timeout_ms != self._default_timeout_ms:  # this query only (rolled back with it)
+                        conn.execute("SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)])
                     with conn.cursor(name=f"smq_q{next(_cursor_ids)}") as cursor:
                         cursor.execute(query)
                         columns = [c.name for c in cursor.description or ()]
@@ -107,9 +125,11 @@ class PostgresExecutor:
                         conn.rollback()  # nothing to keep, ever
         except errors.QueryCanceled:
             raise QueryTimeout(timeout_message(timeout_s)) from None
+        except (errors.AdminShutdown, errors.CrashShutdown) as error:  # the server ended this session
+            raise _StaleConnection(_first_line(error)) from None
         except self._psycopg.Error as error:
             if getattr(error, "sqlstate", None) is None:  # raised by the client: the connection is gone
-                raise BackendUnavailable(f"PostgreSQL connection failed: {_first_line(error)}") from None
+                raise _StaleConnection(_first_line(error)) from None
             raise ExecutionError(_pg_message(error)) from None
         except Exception as error:  # psycopg_pool.PoolTimeout: every connection busy or server gone
             if type(error).__module__.startswith("psycopg_pool"):
@@ -119,6 +139,14 @@ class PostgresExecutor:
 
     def close(self) -> None:
         self._pool.close()
+
+
+class _StaleConnection(Exception):
+    """The connection died under the query (server restart, idle timeout): worth one more try."""
+
+
+def _timeout_ms(timeout_s: float) -> int:
+    return max(1, int(timeout_s * 1000))
 
 
 def _pg_message(error: Any) -> str:

@@ -73,24 +73,19 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         admin.close()
 
 
-def test_the_stack_serves_the_demo_from_postgres(stack: dict[str, Any], demo_files: dict[str, Path]) -> None:
+def test_the_stack_serves_the_demo_from_postgres(stack: dict[str, Any], duck: Any) -> None:
     """shop_pg answers like the embedded demo: same models, same data, another engine."""
     from engine import load_layers
-    from service.executors.duckdb import DuckDBExecutor
 
     client = stack["client"]
     assert client.get("/v1/ready").json()["status"] == "ready"
     served = client.post("/v1/databases/shop_pg/query", json={"smq": BY_COUNTRY}, headers=ADMIN)
     assert served.status_code == 200, served.text
-    layer = load_layers(DEMO_MODELS)["shop"]
-    duck = DuckDBExecutor(demo_files["duckdb"])
-    try:
-        expected = duck.execute(layer.compile(BY_COUNTRY, dialect="duckdb"))
-    finally:
-        duck.close()
-    assert [r[0] for r in served.json()["rows"]] == [r[0] for r in expected.rows]
-    assert [r[1] for r in served.json()["rows"]] == [r[1] for r in expected.rows]
-    assert [r[2] for r in served.json()["rows"]] == pytest.approx([r[2] for r in expected.rows])
+    expected = duck(load_layers(DEMO_MODELS)["shop"].compile(BY_COUNTRY, dialect="duckdb"))
+    rows = served.json()["rows"]
+    assert [r[0] for r in rows] == [r[0] for r in expected]
+    assert [r[1] for r in rows] == [r[1] for r in expected]
+    assert [r[2] for r in rows] == pytest.approx([float(r[2]) for r in expected])
 
 
 def test_the_demo_analyst_key_sees_germany_only(stack: dict[str, Any]) -> None:

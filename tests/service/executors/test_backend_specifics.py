@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import PG_DSN
+
 from .conftest import Backend, bigquery_backend, duckdb_backend, mysql_backend, postgres_backend, sqlite_backend
 
 
@@ -89,6 +91,31 @@ def test_postgres_errors_carry_the_server_hint(pg: Backend) -> None:
         pg.executor.execute("SELECT nam FROM items")
     assert 'column "nam" does not exist' in caught.value.message
     assert "HINT:" in caught.value.message and "name" in caught.value.message
+
+
+def test_postgres_replaces_connections_the_server_dropped(pg: Backend) -> None:
+    """No ping on checkout: a dropped connection fails on first use and the read-only query runs again."""
+    import psycopg
+
+    executor = pg.executor
+    assert executor.execute("SELECT count(*) AS c FROM items").rows  # the pool is open and warm
+    with executor._pool.connection() as conn:  # type: ignore[attr-defined]
+        pids = [conn.info.backend_pid]
+        conn.rollback()
+    with psycopg.connect(PG_DSN, autocommit=True) as admin:
+        for pid in pids:
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])  # as a server restart would
+    for _ in range(6):  # whichever pooled connection each query gets, it answers
+        assert executor.execute("SELECT count(*) AS c FROM items").rows[0][0] > 0
+
+
+def test_postgres_sets_the_usual_timeout_once_per_connection(pg: Backend) -> None:
+    executor = pg.executor
+    with executor._pool.connection() as conn:  # type: ignore[attr-defined]
+        assert conn.execute("SHOW statement_timeout").fetchone()[0] == "30s"
+        conn.rollback()
+    assert executor.execute("SELECT current_setting('statement_timeout') AS t", timeout_s=2).rows == [["2s"]]
+    assert executor.execute("SELECT current_setting('statement_timeout') AS t").rows == [["30s"]]  # local to that query
 
 
 def test_mysql_explicit_limit_larger_than_max_rows(my: Backend) -> None:
