@@ -2,6 +2,7 @@
 share of models hidden (prints figures; never run as a test).
 
     .venv/bin/python bench/directives_spider1.py [--spider /work/shared/data/spider1] [--values] [--grid]
+                                                 [--embeddings minilm|gemini]
 
 Per database a quick layer is built from tables.json (one model per table, one dimension per
 column, joins from the foreign keys: `spider_layer` below, no other scaffolding). For each dev
@@ -175,13 +176,13 @@ def sample_values(layer: Layer) -> dict[str, list[str]]:
 
 
 def evaluate(layers: dict[str, Layer], questions: list[dict], config: DirectiveConfig, values: dict | None,
-             per_db: bool = False) -> dict[str, Any]:
+             per_db: bool = False, embedder: Any = None) -> dict[str, Any]:
     stats: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     build_ms, answer_ms = [], []
     indexes = {}
     for db, layer in layers.items():
         started = time.perf_counter()
-        indexes[db] = DirectiveIndex(layer, values=(values or {}).get(db), config=config)
+        indexes[db] = DirectiveIndex(layer, values=(values or {}).get(db), config=config, embedder=embedder)
         build_ms.append((time.perf_counter() - started) * 1000)
     for q in questions:
         layer = layers[q["db_id"]]
@@ -218,7 +219,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--values", action="store_true", help="index known values sampled from each database")
     parser.add_argument("--grid", action="store_true", help="also print a small sensitivity grid")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--embeddings", choices=["minilm", "gemini"],
+                        help="fuse an embedding ranking with BM25 (needs its packages: docs/directives.md)")
     args = parser.parse_args(argv)
+    embedder = None
+    if args.embeddings:
+        from agent.directives.embeddings import load_embedder
+
+        embedder = load_embedder(args.embeddings)
     questions = json.loads((args.spider / "dev.json").read_text(encoding="utf-8"))
     dbs = sorted({q["db_id"] for q in questions})
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
         values = {db: sample_values(layer) for db, layer in layers.items()} if args.values else None
         sampling_s = time.perf_counter() - started
         config = DirectiveConfig()
-        result = evaluate(layers, questions, config, values)
+        result = evaluate(layers, questions, config, values, embedder=embedder)
         stats = result["stats"]
         big = [db for db in dbs if len(layers[db].models) >= BIG]
         print(f"{'database':32} {'tables':>6} {'qs':>4} {'recall':>7} {'full':>6} {'hidden':>7} {'base_rec':>8} {'base_hid':>8} "
@@ -250,7 +258,7 @@ def main(argv: list[str] | None = None) -> None:
                 for we, wd, wv in ((1.0, 0.5, 0.5), (0.7, 0.5, 0.8), (0.5, 0.3, 0.5), (1.0, 0.8, 1.2)):
                     cfg = DirectiveConfig(relative_threshold=thr, field_weights={"names": 1.0, "elements": we,
                                                                                  "descriptions": wd, "values": wv})
-                    st = evaluate(layers, questions, cfg, values)["stats"]
+                    st = evaluate(layers, questions, cfg, values, embedder=embedder)["stats"]
                     b, a = summary(st, big), summary(st, dbs)
                     print(f"  thr={thr:<4g} elements={we:<4g} descriptions={wd:<4g} values={wv:<4g} -> "
                           f"big: recall {b['recall']:.1%} hidden {b['hidden']:.1%} | all: recall {a['recall']:.1%} "
