@@ -224,9 +224,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     embedder = None
     if args.embeddings:
-        from agent.directives.embeddings import load_embedder
+        from agent.directives.embeddings import EmbeddingsUnavailable, load_embedder
 
-        embedder = load_embedder(args.embeddings)
+        try:
+            embedder = load_embedder(args.embeddings)
+        except EmbeddingsUnavailable as err:
+            raise SystemExit(f"directives_spider1: {err.message}") from None
     questions = json.loads((args.spider / "dev.json").read_text(encoding="utf-8"))
     dbs = sorted({q["db_id"] for q in questions})
     with tempfile.TemporaryDirectory() as tmp:
