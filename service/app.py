@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
@@ -79,6 +80,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
     app.state.smq = state
     errors.install(app)
+    if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
+        app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing"],
+                           max_age=600)
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     for module in (health, databases, compile, query, execute, admin, ask, tools):
         app.include_router(module.router)

@@ -7,9 +7,10 @@ environment, so a test builds a `Settings(...)` and gets a fully isolated app.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PREVIEW_ROWS = 5  # the spec's five-row preview of convertSmqToSql
 
@@ -31,11 +32,22 @@ class Settings(BaseSettings):
     backend_retry_s: float = Field(5.0, ge=0, description="how long a failed backend connection is not retried")
     log_level: str = "info"
     workers: int = Field(1, ge=1, description="server processes (each loads the layers and opens its own connections)")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="browser origins allowed to call the API (CORS), comma-separated; * for any")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip().rstrip("/") for part in value.split(",") if part.strip()]
+        return value
 
     def to_env(self) -> dict[str, str]:
         """These settings as SMQ_* variables, for worker processes that build their own app."""
         out = {}
         for name, value in self.model_dump(mode="json").items():
-            if value is not None:
+            if isinstance(value, list):
+                out[f"SMQ_{name.upper()}"] = ",".join(map(str, value))
+            elif value is not None:
                 out[f"SMQ_{name.upper()}"] = str(value).lower() if isinstance(value, bool) else str(value)
         return out

@@ -30,6 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="per-query timeout (default: $SMQ_QUERY_TIMEOUT_S, then 30)")
     p.add_argument("--workers", type=int, metavar="N",
                    help="server processes (default: $SMQ_WORKERS, then 1); more than one watches the layer files")
+    p.add_argument("--cors-origins", metavar="ORIGINS",
+                   help="browser origins allowed to call the API, comma-separated, or * (default: $SMQ_CORS_ORIGINS, none)")
     p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"], help="log level (default: info)")
     p.set_defaults(func=cmd_serve)
 
@@ -95,6 +97,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
         "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
         "query_timeout_s": args.query_timeout, "log_level": args.log_level, "workers": args.workers,
+        "cors_origins": args.cors_origins,
     }
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})

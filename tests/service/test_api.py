@@ -192,3 +192,32 @@ def test_server_timing_reports_database_and_total_time(client: TestClient) -> No
     assert set(_server_timing(no_preview.headers["server-timing"])) == {"total"}
     refused = client.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers={"Authorization": "Bearer nope"})
     assert refused.status_code == 401 and set(_server_timing(refused.headers["server-timing"])) == {"total"}
+
+
+def test_cors_is_off_unless_origins_are_configured(client: TestClient) -> None:
+    r = client.get("/v1/databases", headers={**ADMIN, "Origin": "https://bi.example"})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+
+
+def test_cors_lets_configured_browser_origins_call(models_dir: Any, keys_file: Any) -> None:
+    from service.app import create_app
+    from service.settings import Settings
+
+    settings = Settings(models_dir=models_dir, api_keys_file=keys_file, cors_origins="https://bi.example, https://other.example/")
+    assert settings.cors_origins == ["https://bi.example", "https://other.example"]
+    with TestClient(create_app(settings)) as browser:
+        preflight = browser.options("/v1/databases/shop/query", headers={
+            "Origin": "https://bi.example", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type"})
+        assert preflight.status_code == 200  # answered before auth: a preflight carries no key
+        assert preflight.headers["access-control-allow-origin"] == "https://bi.example"
+        assert "authorization" in preflight.headers["access-control-allow-headers"].lower()
+        r = browser.post("/v1/databases/shop/query", json={"smq": BY_STATUS},
+                         headers={**ADMIN, "Origin": "https://bi.example"})
+        assert r.status_code == 200 and r.headers["access-control-allow-origin"] == "https://bi.example"
+        assert "server-timing" in r.headers["access-control-expose-headers"].lower()
+        refused = browser.options("/v1/databases/shop/query", headers={
+            "Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
+        assert refused.status_code == 400 and "access-control-allow-origin" not in refused.headers
+        denied = browser.post("/v1/databases/shop/query", json={"smq": BY_STATUS}, headers={"Origin": "https://bi.example"})
+        assert denied.status_code == 401 and denied.headers["access-control-allow-origin"] == "https://bi.example"
