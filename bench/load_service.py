@@ -8,7 +8,7 @@ temporary copy of the demo layer and database), then:
 1. for compile, compile + preview and query, N concurrent keep-alive clients for a fixed time →
    requests, throughput, p50/p99 latency, errors, and the service's own time per request (the
    median of `Server-Timing` total - db);
-2. the service's overhead on `query` over the DuckDB driver: for each SMQ, and for the six in turn
+2. the service's overhead on `query` over the driver (DuckDB, or PostgreSQL with --backend postgres): for each SMQ, and for the six in turn
    (the "mix"), N threads calling the driver on the same SQL (a cursor each, fetchall) vs N clients
    calling POST /query, same duration; overhead = driver throughput / service throughput - 1.
 
@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import shutil
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -46,6 +47,7 @@ from service.settings import Settings  # noqa: E402
 from http_load import Connection, build_post, server_timing  # noqa: E402
 
 KEY = "bench-key"
+PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=test"
 SMQS: list[dict[str, Any]] = [
     {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"]},
     {"metrics": ["OrderItemsModel__revenue", "averageOrderValue"], "group_by": ["CustomersModel__segment"]},
@@ -75,18 +77,75 @@ class Stats:
         return len(self.latencies_ms) / self.elapsed_s if self.elapsed_s else 0.0
 
 
-def prepare(workdir: Path) -> Settings:
-    """A copy of the demo layer pointing at a freshly built database, and a keys file with one key."""
+@dataclass
+class Target:
+    """The database the service and the driver baseline both query."""
+
+    backend: str  # duckdb | postgres
+    duckdb_path: Path | None = None
+    pg_dsn: str | None = None
+    pg_schema: str | None = None
+
+    def connect(self) -> Any:
+        """A driver connection for one baseline thread (DuckDB: a cursor of one shared read-only database)."""
+        if self.backend == "duckdb":
+            return _duckdb_database(self.duckdb_path).cursor()
+        import psycopg
+
+        conn = psycopg.connect(self.pg_dsn, autocommit=True)
+        conn.execute(f'SET search_path TO "{self.pg_schema}"')
+        return conn
+
+    def drop(self) -> None:
+        if self.backend == "postgres":
+            import psycopg
+
+            with psycopg.connect(self.pg_dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA IF EXISTS "{self.pg_schema}" CASCADE')
+
+
+_DUCKDB: dict[Path, Any] = {}
+
+
+def _duckdb_database(path: Path | None) -> Any:
+    import duckdb
+
+    assert path is not None
+    if path not in _DUCKDB:
+        _DUCKDB[path] = duckdb.connect(str(path), read_only=True)
+    return _DUCKDB[path]
+
+
+def prepare(workdir: Path, backend: str = "duckdb", pg_dsn: str = PG_DSN, pool_size: int = 8) -> tuple[Settings, Target]:
+    """A copy of the demo layer pointing at a freshly loaded database, and a keys file with one key."""
     layer = workdir / "models" / "shop"
     shutil.copytree(ROOT / "semantic_models" / "shop", layer, ignore=shutil.ignore_patterns("data"))
-    database = build_duckdb(workdir / "shop.duckdb")
     config = yaml.safe_load((layer / "database.yml").read_text())
-    config["connection"] = {"backend": "duckdb", "path": str(database)}
+    if backend == "duckdb":
+        database = build_duckdb(workdir / "shop.duckdb")
+        config["connection"] = {"backend": "duckdb", "path": str(database)}
+        target = Target("duckdb", duckdb_path=database)
+    else:
+        import psycopg
+        from psycopg.conninfo import conninfo_to_dict
+
+        from service.demo.build import load_into
+
+        schema = f"smq_bench_{os.getpid()}"
+        with psycopg.connect(pg_dsn, autocommit=True) as conn:
+            load_into(conn, "postgres", schema=schema)
+        parts = conninfo_to_dict(pg_dsn)
+        config["dialect"] = "postgres"
+        config["connection"] = {"backend": "postgres", "host": parts.get("host", "127.0.0.1"), "port": int(parts.get("port", 5432)),
+                                "user": parts.get("user"), "database": parts.get("dbname"), "schema": schema,
+                                "pool_size": pool_size}
+        target = Target("postgres", pg_dsn=pg_dsn, pg_schema=schema)
     (layer / "database.yml").write_text(yaml.safe_dump(config, sort_keys=False))
     keys = workdir / "keys.yml"
     keys.write_text(yaml.safe_dump({"keys": [{"name": "bench", "sha256": hash_key(KEY), "databases": ["*"]}]}))
-    return Settings(models_dir=workdir / "models", api_keys_file=keys, host="127.0.0.1", port=free_port(),
-                    log_level="warning")
+    settings = Settings(models_dir=workdir / "models", api_keys_file=keys, host="127.0.0.1", port=free_port(),
+                        log_level="warning")
+    return settings, target
 
 
 def free_port() -> int:
@@ -151,29 +210,24 @@ async def load(port: int, endpoint: str, bodies: list[bytes], clients: int, seco
     return stats
 
 
-def driver_load(database: Path, sqls: list[str], clients: int, seconds: float, max_requests: int) -> Stats:
-    """The same work straight through the DuckDB driver: N threads, a cursor per query, fetchall."""
-    import duckdb
-
+def driver_load(target: Target, sqls: list[str], clients: int, seconds: float, max_requests: int) -> Stats:
+    """The same work straight through the driver: N threads, each its own connection (DuckDB: cursor), fetchall."""
     stats = Stats()
-    connection = duckdb.connect(str(database), read_only=True)
-    lock = threading.Lock()
     issued = 0
     stop_at = time.perf_counter() + seconds
+    connections = [target.connect() for _ in range(clients)]
 
     def worker(n: int) -> None:
         nonlocal issued
         i = n
+        conn = connections[n]
         while time.perf_counter() < stop_at and issued < max_requests:
-            with lock:
-                issued += 1
-                cursor = connection.cursor()
+            issued += 1
             sql = sqls[i % len(sqls)]
             i += 1
             t0 = time.perf_counter()
-            cursor.execute(sql).fetchall()
+            conn.execute(sql).fetchall()
             stats.latencies_ms.append((time.perf_counter() - t0) * 1000)
-            cursor.close()
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(clients)]
     started = time.perf_counter()
@@ -182,7 +236,8 @@ def driver_load(database: Path, sqls: list[str], clients: int, seconds: float, m
     for thread in threads:
         thread.join()
     stats.elapsed_s = time.perf_counter() - started
-    connection.close()
+    for conn in connections:
+        conn.close()
     return stats
 
 
@@ -210,13 +265,15 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="duration of each scenario")
     parser.add_argument("--max-requests", type=int, default=50_000, help="cap per scenario")
     parser.add_argument("--workers", type=int, default=1, help="server processes (smq serve --workers)")
+    parser.add_argument("--backend", choices=["duckdb", "postgres"], default="duckdb",
+                        help="the demo on an embedded DuckDB file, or loaded into PostgreSQL (--pg-dsn)")
+    parser.add_argument("--pg-dsn", default=PG_DSN, help=f"PostgreSQL to load the demo into (default: {PG_DSN})")
     args = parser.parse_args()
     header = f"{'scenario':<26} {'requests':>8} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'server ms':>9}"
     with tempfile.TemporaryDirectory(prefix="smq-bench-") as tmp:
-        settings = prepare(Path(tmp))
+        settings, target = prepare(Path(tmp), args.backend, args.pg_dsn, pool_size=max(4, args.clients))
         server = start(settings, args.workers)
         port = settings.port
-        database = Path(tmp) / "shop.duckdb"
 
         def run(endpoint: str, bodies: list[bytes], seconds: float = args.seconds) -> Stats:
             asyncio.run(load(port, endpoint, bodies, args.clients, 0.5, 200))  # warm-up
@@ -232,13 +289,13 @@ def main() -> None:
                 print(row(label, stats))
 
             sqls = compiled_sql(port)
-            print(f"\nquery vs the DuckDB driver on the same SQL, {args.clients} concurrent clients each")
+            print(f"\nquery vs the {args.backend} driver on the same SQL, {args.clients} concurrent clients each")
             print(header + f" {'overhead':>9}")
             cases = [(f"smq{n + 1}", [smq], [sql]) for n, (smq, sql) in enumerate(zip(SMQS, sqls))]
             cases.append(("mix (all six in turn)", SMQS, sqls))
             for label, smqs, case_sql in cases:
-                driver_load(database, case_sql, args.clients, 0.5, 200)  # warm-up
-                direct = driver_load(database, case_sql, args.clients, args.seconds, args.max_requests)
+                driver_load(target, case_sql, args.clients, 0.5, 200)  # warm-up
+                direct = driver_load(target, case_sql, args.clients, args.seconds, args.max_requests)
                 served = run("query", [json.dumps({"smq": smq}).encode() for smq in smqs])
                 overhead = direct.throughput / served.throughput - 1 if served.throughput else float("inf")
                 print(row(f"{label} driver", direct))
@@ -246,6 +303,7 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait(timeout=10)
+            target.drop()
 
 
 if __name__ == "__main__":

@@ -7,10 +7,12 @@ through a server-side cursor, so a huge result never crosses the wire: only max_
 fetched.
 
 Round trips are what a query costs beyond the database's own work (one per statement, a
-millisecond each across a data centre), so each connection gets the usual timeout once, when it
-is made, and a query sets its own only when it asks for another; and connections are not pinged
-when taken from the pool: a connection the server dropped fails on first use and the query, being
-read-only, is simply run again on a fresh one.
+millisecond each across a data centre). A query makes two: BEGIN READ ONLY, DECLARE and the FETCH
+of max_rows + 1 rows go in one pipeline, then ROLLBACK (which also closes the cursor). Each
+connection gets the usual timeout once, when it is made, and a query sets its own (in the same
+pipeline) only when it asks for another; connections are not pinged when taken from the pool: a
+connection the server dropped fails on first use and the query, being read-only, is simply run
+again on a fresh one.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ class PostgresExecutor:
         default_timeout_s: float = DEFAULT_TIMEOUT_S,
     ) -> None:
         self._psycopg = import_driver("psycopg", "psycopg[binary,pool]")
+        self._sql = import_driver("psycopg.sql", "psycopg[binary,pool]")
         pool_module = import_driver("psycopg_pool", "psycopg[binary,pool]")
         self.dialect = dialect
         self.schema = schema
@@ -114,12 +117,17 @@ class PostgresExecutor:
             with self._pool.connection(timeout=self._connect_timeout_s) as conn:
                 started = time.perf_counter()
                 try:
-                    if timeout_ms != self._default_timeout_ms:  # this query only (rolled back with it)
-                        conn.execute("SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)])
-                    with conn.cursor(name=f"smq_q{next(_cursor_ids)}") as cursor:
-                        cursor.execute(query)
-                        columns = [c.name for c in cursor.description or ()]
-                        rows = cursor.fetchmany(max_rows + 1)
+                    sql = self._sql
+                    cursor_name = sql.Identifier(f"smq_q{next(_cursor_ids)}")
+                    # one round trip for BEGIN READ ONLY, the timeout, DECLARE and the first FETCH
+                    with conn.pipeline():
+                        if timeout_ms != self._default_timeout_ms:  # this query only (rolled back with it)
+                            conn.execute("SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)])
+                        # extended protocol: the server refuses a second statement smuggled into `query`
+                        conn.execute(sql.SQL("DECLARE {} NO SCROLL CURSOR FOR ").format(cursor_name) + sql.SQL(query))
+                        fetched = conn.execute(sql.SQL("FETCH FORWARD {} FROM {}").format(sql.Literal(max_rows + 1), cursor_name))
+                    columns = [c.name for c in fetched.description or ()]
+                    rows = fetched.fetchall()
                 finally:
                     if not conn.closed:
                         conn.rollback()  # nothing to keep, ever

@@ -109,6 +109,15 @@ def test_postgres_replaces_connections_the_server_dropped(pg: Backend) -> None:
         assert executor.execute("SELECT count(*) AS c FROM items").rows[0][0] > 0
 
 
+def test_postgres_runs_one_statement_even_around_the_guard(pg: Backend) -> None:
+    """The query is sent with the extended protocol: a second statement never reaches the server."""
+    from service.executors.errors import ExecutionError
+
+    with pytest.raises(ExecutionError, match="multiple commands"):
+        pg.executor._run("SELECT 1; DELETE FROM items", 10, 5.0)  # type: ignore[attr-defined]
+    assert pg.executor.execute("SELECT count(*) AS c FROM items").rows[0][0] > 0
+
+
 def test_postgres_sets_the_usual_timeout_once_per_connection(pg: Backend) -> None:
     executor = pg.executor
     with executor._pool.connection() as conn:  # type: ignore[attr-defined]
