@@ -1,6 +1,6 @@
-"""Load benchmark of the REST service on the demo DuckDB database (not a test; run by hand).
+"""Load benchmark of the REST service on the demo database, DuckDB or PostgreSQL (not a test; run by hand).
 
-    .venv/bin/python bench/load_service.py [--clients 8] [--seconds 5] [--workers 1]
+    .venv/bin/python bench/load_service.py [--clients 8] [--seconds 5] [--workers 1] [--backend duckdb|postgres]
 
 Starts the service as `smq serve` in a subprocess (127.0.0.1 on a free port, one API key, a
 temporary copy of the demo layer and database), then:
