@@ -7,6 +7,8 @@ Snowflake is the fakesnow emulator (Snowflake SQL translated and run on DuckDB).
 
 from __future__ import annotations
 
+import contextlib
+
 import datetime as dt
 import decimal
 import os
@@ -134,14 +136,30 @@ def mysql_runner() -> Iterator[Runner]:
     conn.close()
 
 
+@contextlib.contextmanager
+def fakesnow_patched() -> Iterator[None]:
+    """fakesnow.patch(), or the one already active: fakesnow refuses to nest, and session fixtures hold one."""
+    fakesnow = pytest.importorskip("fakesnow")
+    patch = fakesnow.patch()
+    try:
+        patch.__enter__()
+    except AssertionError:  # "Snowflake connector is already patched": share it
+        yield
+        return
+    try:
+        yield
+    finally:
+        patch.__exit__(None, None, None)
+
+
 @pytest.fixture(scope="session")
 def snowflake_runner() -> Iterator[Runner]:
-    fakesnow = pytest.importorskip("fakesnow")
+    pytest.importorskip("fakesnow")
     import snowflake.connector
 
     from service.demo.build import load_into
 
-    with fakesnow.patch():
+    with fakesnow_patched():
         conn = snowflake.connector.connect(database="SMQ_TEST", schema="SHOP")
         conn.cursor().execute("CREATE DATABASE IF NOT EXISTS SMQ_TEST")
         conn.cursor().execute("CREATE SCHEMA IF NOT EXISTS SMQ_TEST.SHOP")

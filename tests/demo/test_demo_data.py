@@ -427,13 +427,15 @@ def test_load_into_mysql(mysql: Any) -> None:
 @pytest.mark.parametrize("paramstyle, schema", [("pyformat", "shop"), ("qmark", None)])
 def test_load_into_snowflake_emulator(paramstyle: str, schema: str | None) -> None:
     try:
-        import fakesnow
+        import fakesnow  # noqa: F401
         import snowflake.connector
     except ImportError as exc:  # e.g. a snowflake-connector-python release fakesnow does not support
         pytest.skip(f"fakesnow is not usable here: {exc}")
+    from tests.conftest import fakesnow_patched
 
-    with fakesnow.patch():
-        conn = snowflake.connector.connect(database="smq_demo_test", schema="shop", paramstyle=paramstyle)
+    with fakesnow_patched():
+        # a database per case: a shared emulator (another fixture's patch) keeps what earlier cases made
+        conn = snowflake.connector.connect(database=f"smq_demo_test_{paramstyle}", schema="shop", paramstyle=paramstyle)
         try:
             conn.cursor().execute("CREATE TABLE orders (leftover INT)")  # replaced by load_into
             load_into(conn, "snowflake", schema=schema)  # None: the connection's current schema
