@@ -30,6 +30,16 @@ DENIED_FUNCTIONS: dict[str, str] = {
     "http_get": NETWORK, "http_post": NETWORK, "load_aws_credentials": NETWORK,
     "query": DYNAMIC_SQL, "query_table": DYNAMIC_SQL, "getenv": SYSTEM,
     "duckdb_secrets": SYSTEM, "which_secret": SYSTEM,
+    "json_execute_serialized_sql": DYNAMIC_SQL, "sleep_ms": RESOURCE, "setseed": SIDE_EFFECT,
+    "write_log": SIDE_EFFECT, "truncate_duckdb_logs": SIDE_EFFECT, "enable_logging": SIDE_EFFECT,
+    "disable_logging": SIDE_EFFECT, "enable_profiling": SIDE_EFFECT, "disable_profiling": SIDE_EFFECT,
+    "checkpoint": SIDE_EFFECT, "force_checkpoint": SIDE_EFFECT,
+    "add_grammar_extension": SYSTEM, "remove_grammar_extension": SYSTEM,
+    "create_external_resource": SYSTEM, "register_external_resource": SYSTEM,
+    "register_external_resource_type": SYSTEM, "destroy_external_resource": SYSTEM,
+    "deregister_external_resource": SYSTEM,
+    "arrow_scan": SYSTEM, "arrow_scan_dumb": SYSTEM, "pandas_scan": SYSTEM,  # raw memory addresses
+    "python_arrow_scan": SYSTEM, "python_map_function": SYSTEM,
     # PostgreSQL
     "pg_read_file": FILE, "pg_read_binary_file": FILE, "pg_ls_dir": FILE, "pg_stat_file": FILE,
     "lo_import": FILE, "lo_export": FILE, "lo_from_bytea": SIDE_EFFECT, "lo_put": SIDE_EFFECT,
@@ -44,13 +54,26 @@ DENIED_FUNCTIONS: dict[str, str] = {
     "pg_notify": SIDE_EFFECT, "pg_terminate_backend": SYSTEM, "pg_cancel_backend": SYSTEM,
     "pg_reload_conf": SYSTEM, "pg_rotate_logfile": SYSTEM, "pg_switch_wal": SYSTEM,
     "pg_promote": SYSTEM, "pg_create_restore_point": SYSTEM, "pg_logical_emit_message": SIDE_EFFECT,
+    "ts_stat": DYNAMIC_SQL, "ts_rewrite": DYNAMIC_SQL,  # both run a query given as text
+    "loread": FILE, "lowrite": FILE, "pg_current_logfile": FILE,
+    "txid_current": SIDE_EFFECT, "pg_current_xact_id": SIDE_EFFECT,  # assign a transaction id
+    "brin_summarize_new_values": SIDE_EFFECT, "brin_summarize_range": SIDE_EFFECT,  # write index pages,
+    "brin_desummarize_range": SIDE_EFFECT, "gin_clean_pending_list": SIDE_EFFECT,  # even read-only
+    "pg_drop_replication_slot": SYSTEM, "pg_replication_slot_advance": SYSTEM,
+    "pg_sync_replication_slots": SYSTEM, "pg_import_system_collations": SIDE_EFFECT,
+    "pg_backup_start": SYSTEM, "pg_backup_stop": SYSTEM, "pg_start_backup": SYSTEM,
+    "pg_stop_backup": SYSTEM, "pg_log_backend_memory_contexts": SYSTEM,
+    "pg_prewarm": RESOURCE, "pg_truncate_visibility_map": SIDE_EFFECT,
     # MySQL / MariaDB
     "load_file": FILE, "sleep": RESOURCE, "benchmark": RESOURCE, "get_lock": SIDE_EFFECT,
     "release_lock": SIDE_EFFECT, "release_all_locks": SIDE_EFFECT, "sys_exec": SYSTEM,
     "sys_eval": SYSTEM, "master_pos_wait": RESOURCE, "source_pos_wait": RESOURCE,
+    "sys_set": SYSTEM, "sys_get": SYSTEM, "master_gtid_wait": RESOURCE,
+    "wait_for_executed_gtid_set": RESOURCE, "wait_until_sql_thread_after_gtids": RESOURCE,
     # SQLite (CLI / extension functions)
     "load_extension": SYSTEM, "readfile": FILE, "writefile": FILE, "edit": SYSTEM,
     "fsdir": FILE, "lsdir": FILE, "zipfile": FILE, "fts3_tokenizer": SYSTEM,
+    "pragma_optimize": SIDE_EFFECT,  # PRAGMA optimize as a table function: may run ANALYZE
     # Snowflake
     "infer_schema": FILE, "get_presigned_url": FILE, "build_scoped_file_url": FILE,
     "build_stage_file_url": FILE, "get_stage_location": FILE, "result_scan": DYNAMIC_SQL,
@@ -70,7 +93,33 @@ DENIED_PREFIXES: tuple[tuple[str, str], ...] = (
     ("pg_advisory", SIDE_EFFECT),
     ("pg_try_advisory", SIDE_EFFECT),
     ("system$", SYSTEM),         # Snowflake SYSTEM$WAIT, SYSTEM$... functions
+    ("query_to_xml", DYNAMIC_SQL),  # query_to_xml, _and_xmlschema, query_to_xmlschema
+    ("cursor_to_xml", DYNAMIC_SQL),
+    ("table_to_xml", DYNAMIC_SQL),  # table_to_xml[_and_xmlschema] runs SELECT * FROM the table
+    ("schema_to_xml", DYNAMIC_SQL),
+    ("database_to_xml", DYNAMIC_SQL),
+    ("pg_stat_reset", SIDE_EFFECT),  # pg_stat_reset, _shared, _single_table_counters, _slru ...
+    ("pg_stat_statements_reset", SIDE_EFFECT),
+    ("pg_create_", SYSTEM),      # replication slots, restore points
+    ("pg_copy_", SYSTEM),        # pg_copy_logical_replication_slot ...
+    ("pg_replication_origin_", SYSTEM),
+    ("pg_logical_slot_", SYSTEM),  # pg_logical_slot_get_changes consumes the slot
+    ("pg_wal_replay_", SYSTEM),  # pg_wal_replay_pause / _resume
+    ("pg_restore_", SIDE_EFFECT),  # PostgreSQL 18: pg_restore_relation_stats ... write statistics
+    ("pg_clear_", SIDE_EFFECT),    # pg_clear_relation_stats, pg_clear_attribute_stats
 )
+
+# Functions that are harmless reads without arguments but change session state with them.
+DENIED_WITH_ARGUMENTS: dict[str, str] = {
+    "last_insert_id": SIDE_EFFECT,  # MySQL LAST_INSERT_ID(expr) sets the value the session reports
+}
+
+# Tables and views that read server files (PostgreSQL's configuration files) or act like a
+# function call (SQLite runs a PRAGMA for FROM pragma_<name>).
+DENIED_TABLES: dict[str, str] = {
+    "pg_hba_file_rules": FILE, "pg_ident_file_mappings": FILE, "pg_file_settings": FILE,
+    "pragma_optimize": SIDE_EFFECT,  # SQLite: FROM pragma_optimize runs PRAGMA optimize
+}
 
 # A table name that is really a file or URL: DuckDB's replacement scans read `FROM 'x.csv'`
 # (sqlglot turns the string into a quoted identifier), and Snowflake's `FROM @stage/path`.

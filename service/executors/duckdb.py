@@ -22,6 +22,7 @@ LOCKED_CONFIG = {
     "enable_external_access": False,  # no read_csv/ATTACH/COPY of other files, no httpfs
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
+    "python_enable_replacements": False,  # `FROM name` never reads a Python variable (external access off also stops it)
     "lock_configuration": True,  # a SET cannot undo the lines above
 }
 

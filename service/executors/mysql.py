@@ -21,6 +21,8 @@ from .readonly import ensure_read_only
 
 # server error numbers meaning "your statement ran out of time / was killed"
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, KILL QUERY
+# sql_mode flags that change where strings and identifiers end (see _connect)
+_GUARD_UNSAFE_SQL_MODES = {"NO_BACKSLASH_ESCAPES", "ANSI_QUOTES", "ANSI"}
 # client error numbers meaning the connection is gone (CR_* codes) or could not be made
 _CONNECTION_ERRORS = {2002, 2003, 2005, 2006, 2013, 2055, 1040, 1045, 1049}
 
@@ -57,6 +59,13 @@ class MySQLExecutor:
         conn.is_mariadb = "mariadb" in conn.get_server_info().lower()
         with conn.cursor() as cursor:
             cursor.execute("SET SESSION TRANSACTION READ ONLY")
+            # strings and identifiers must end where the read-only guard (sqlglot) thinks they do:
+            # no NO_BACKSLASH_ESCAPES (a backslash would not escape a quote), no ANSI_QUOTES ("..." an identifier)
+            cursor.execute("SELECT @@SESSION.sql_mode")
+            modes = [m for m in str(cursor.fetchone()[0] or "").split(",") if m]
+            kept = [m for m in modes if m.upper() not in _GUARD_UNSAFE_SQL_MODES]
+            if kept != modes:
+                cursor.execute("SET SESSION sql_mode = %s", (",".join(kept),))
         return conn
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:

@@ -73,11 +73,13 @@ class PostgresExecutor:
         self._open_lock = threading.Lock()
 
     def _configure(self, conn: Any) -> None:
-        """Run once per new connection: read-only, the usual timeout, the search_path (one round trip)."""
+        """Run once per new connection: read-only, the usual timeout, string syntax, the search_path (one round trip)."""
         conn.read_only = True  # every transaction starts as BEGIN READ ONLY
         conn.execute(
             "SELECT set_config('default_transaction_read_only', 'on', false), "
             "set_config('statement_timeout', %s, false), set_config('cursor_tuple_fraction', '1', false), "
+            # backslashes are plain characters in '...', as the read-only guard (sqlglot) reads them
+            "set_config('standard_conforming_strings', 'on', false), "
             "set_config('search_path', COALESCE(%s, current_setting('search_path')), false)",
             [str(self._default_timeout_ms), self.schema],
         )

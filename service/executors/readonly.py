@@ -22,12 +22,13 @@ from typing import cast
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
+from sqlglot.dialects.mysql import MySQL
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from engine.errors import Location
 
-from .denylist import FILE, FILE_LIKE_TABLE, denied_function_reason
+from .denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from .errors import ReadOnlyViolation, SqlSyntaxError
 
 ONLY = "only one SELECT or WITH query is allowed"
@@ -53,8 +54,19 @@ _NESTED_OK: tuple[type[exp.Expression], ...] = tuple(
     getattr(exp, name) for name in ("Values", "Pivot") if hasattr(exp, name)
 )
 _SEMICOLON: tuple[type, ...] = (exp.Semicolon,) if hasattr(exp, "Semicolon") else ()
+_DIRECTORY_STAGE: tuple[type, ...] = (exp.DirectoryStage,) if hasattr(exp, "DirectoryStage") else ()  # Snowflake
 _TOKEN_REPR = re.compile(r"<Token token_type: [^>]*?, text: (.*?), line: [^>]*>")
 _QUERY_TOKENS = {TokenType.SELECT, TokenType.WITH, TokenType.L_PAREN, TokenType.FROM}
+# MySQL/MariaDB run the text of /*! ... */, /*!50000 ... */ and /*M! ... */ as SQL, and /*+ ... */
+# optimizer hints can set session variables (SET_VAR) and the time limit; sqlglot sees comments.
+_MYSQL_EXECUTABLE_COMMENT = re.compile(r"/\*(?:M?!|\+)", re.IGNORECASE)
+# A quote escaped by a backslash ('it\'s'): where the string ends depends on the server's sql_mode
+# (NO_BACKSLASH_ESCAPES ends it at the backslash; ANSI_QUOTES makes "..." an identifier, no escapes).
+_MYSQL_BACKSLASH_QUOTE = {q: re.compile(r"(?<!\\)(?:\\\\)*\\" + q) for q in ("'", '"')}
+# Escapes an identifier may hide a name behind: PostgreSQL U&"pg\005fread_file" (\XXXX, \+XXXXXX),
+# BigQuery `\x5f`, `\u005f`, `\U0000005f`, `\137`.
+_PG_UNICODE_ESCAPE = re.compile(r"\\(?:\+([0-9a-fA-F]{6})|([0-9a-fA-F]{4}))")
+_C_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|[xX]([0-9a-fA-F]{2})|([0-7]{3}))")
 
 
 def check_read_only(sql: str, dialect: str) -> exp.Expression:
@@ -75,8 +87,9 @@ def check_read_only(sql: str, dialect: str) -> exp.Expression:
         raise ReadOnlyViolation(f"multiple statements are not allowed (found {len(statements)}); {ONLY}")
     tree = statements[0]
     _check_top_level(tree, sql)
+    _check_mysql_tokens(sql, dialect)
     for node in tree.walk():
-        _check_node(node)
+        _check_node(node, dialect)
     return cast(exp.Expression, tree)
 
 
@@ -93,7 +106,7 @@ def _check_top_level(tree: exp.Expr, sql: str) -> None:
     raise ReadOnlyViolation(f"{_keyword(query, sql)} statements are not allowed; {ONLY}")
 
 
-def _check_node(node: exp.Expr) -> None:
+def _check_node(node: exp.Expr, dialect: str) -> None:
     if isinstance(node, _STATEMENT_TYPES) and not isinstance(node, _NESTED_OK):
         where = "inside a WITH clause (data-modifying CTE)" if node.find_ancestor(exp.CTE) else "inside a query"
         raise ReadOnlyViolation(f"{_keyword(node, '')} {where} is not allowed; {ONLY}")
@@ -107,7 +120,18 @@ def _check_node(node: exp.Expr) -> None:
             reason = denied_function_reason(name)
             if reason:
                 raise ReadOnlyViolation(f"function {name} is not allowed ({reason})")
+            if name in DENIED_WITH_ARGUMENTS and _has_arguments(node):
+                raise ReadOnlyViolation(f"function {name} with arguments is not allowed ({DENIED_WITH_ARGUMENTS[name]})")
+    if isinstance(node, exp.PropertyEQ) and isinstance(node.this, (exp.Parameter, exp.SessionParameter)):
+        raise ReadOnlyViolation(f"assigning a variable ({node.this.sql(dialect)} := ...) is not allowed ({SIDE_EFFECT}); {ONLY}")
+    if isinstance(node, exp.Column) and node.table and not node.this.args.get("quoted") and node.name.lower() == "nextval":
+        raise ReadOnlyViolation(f"sequence call {node.sql(dialect)} is not allowed ({SIDE_EFFECT})")
+    if isinstance(node, _DIRECTORY_STAGE):
+        raise ReadOnlyViolation(f"stage listing {node.sql(dialect)} is not allowed ({FILE})")
     if isinstance(node, exp.Table):
+        reason = DENIED_TABLES.get(node.name.lower())
+        if reason:
+            raise ReadOnlyViolation(f"table {node.name.lower()} is not allowed ({reason})")
         for part in (p.name for p in node.parts if isinstance(p, (exp.Identifier, exp.Var))):
             if part and FILE_LIKE_TABLE.search(part):
                 raise ReadOnlyViolation(f"table name '{part}' looks like a file, URL or stage and is not allowed ({FILE})")
@@ -116,8 +140,64 @@ def _check_node(node: exp.Expr) -> None:
 def _function_names(node: exp.Func) -> list[str]:
     """The names a call may be written as: the written name for unknown functions, else sqlglot's."""
     if isinstance(node, exp.Anonymous):
-        return [node.name.lower()]
+        name = node.name
+        if "\\" not in name:
+            return [name.lower()]
+        return [name.lower(), *{_decode(pattern, name) for pattern in (_PG_UNICODE_ESCAPE, _C_ESCAPE)}]
     return [name.lower() for name in type(node).sql_names()]
+
+
+def _has_arguments(node: exp.Func) -> bool:
+    if isinstance(node, exp.Anonymous):
+        return bool(node.expressions)
+    return any(value is not None and value != [] for value in node.args.values())
+
+
+def _decode(pattern: re.Pattern[str], name: str) -> str:
+    """The name with escapes of that kind replaced by the characters they stand for."""
+
+    def char(match: re.Match[str]) -> str:
+        digits = [g for g in match.groups() if g]
+        base = 8 if match.lastindex == 4 and pattern is _C_ESCAPE else 16
+        try:
+            return chr(int(digits[0], base))
+        except (ValueError, OverflowError):
+            return match.group(0)
+
+    return pattern.sub(char, name).lower()
+
+
+def _check_mysql_tokens(sql: str, dialect: str) -> None:
+    """MySQL/MariaDB: refuse text the server may read as SQL where sqlglot reads a comment or a
+    string. Comments are the text between tokens, so '/*!' inside a string literal is fine."""
+    if "/*" not in sql and "\\" not in sql:
+        return
+    engine = Dialect.get_or_raise(dialect)
+    if not isinstance(engine, MySQL):
+        return
+    position = 0
+    for token in [*engine.tokenize(sql), None]:
+        end = len(sql) if token is None else token.start
+        found = _MYSQL_EXECUTABLE_COMMENT.search(sql, position, max(position, end))
+        if token is not None and token.token_type == TokenType.HINT:  # sqlglot keeps /*+ ... */ as a token
+            found = _MYSQL_EXECUTABLE_COMMENT.match(sql, token.start) or found
+        if found:
+            if found.group(0).endswith("+"):
+                raise ReadOnlyViolation(
+                    f"optimizer hint comment /*+ ... */ is not allowed (it can set session variables and the time limit); {ONLY}"
+                )
+            raise ReadOnlyViolation(
+                f"executable comment {found.group(0)} ... */ is not allowed (the server runs its contents as SQL); {ONLY}"
+            )
+        if token is not None:
+            text = sql[token.start : token.end + 1]
+            quote = text[-1:]
+            if "\\" in text and quote in _MYSQL_BACKSLASH_QUOTE and _MYSQL_BACKSLASH_QUOTE[quote].search(text, 0, len(text) - 1):
+                raise ReadOnlyViolation(
+                    "a quote escaped with a backslash (\\' or \\\") is not allowed in a string: the server reads it "
+                    f"differently under sql_mode NO_BACKSLASH_ESCAPES or ANSI_QUOTES; write '' instead; {ONLY}"
+                )
+            position = token.end + 1
 
 
 def _keyword(node: exp.Expr, sql: str) -> str:

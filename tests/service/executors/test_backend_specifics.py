@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PG_DSN
+from tests.conftest import MYSQL, PG_DSN
 
 from .conftest import Backend, bigquery_backend, duckdb_backend, mysql_backend, postgres_backend, sqlite_backend
 
@@ -166,3 +166,39 @@ def test_bigquery_never_starts_a_job_for_a_write(bq: Backend) -> None:
     before = set(fake.jobs)
     assert "INSERT" in bq.raw_write()  # guard bypassed: BigQuery's own dry run refuses it
     assert set(fake.jobs) == before
+
+
+def test_duckdb_never_reads_python_variables(duck: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB's replacement scans would read a DataFrame named in FROM from the calling code's globals."""
+    pandas = pytest.importorskip("pandas")
+    import service.executors.duckdb as module
+    from service.executors.errors import ExecutionError
+
+    monkeypatch.setattr(module, "smq_probe_frame", pandas.DataFrame({"secret": [42]}), raising=False)
+    with pytest.raises(ExecutionError, match="smq_probe_frame"):
+        duck.executor.execute("SELECT * FROM smq_probe_frame")
+
+
+def test_postgres_strings_are_standard_whatever_the_server_default(pg: Backend) -> None:
+    """Backslashes in '...' are plain characters, as the guard reads them, even where the server says otherwise."""
+    from service.executors.postgres import PostgresExecutor
+
+    executor = PostgresExecutor(f"{PG_DSN} options='-c standard_conforming_strings=off'", pool_size=1)
+    try:
+        assert executor.execute("SELECT current_setting('standard_conforming_strings') AS s, 'a\\' AS t").rows == [["on", "a\\"]]
+    finally:
+        executor.close()
+
+
+def test_mysql_sessions_drop_sql_modes_that_move_string_ends(my: Backend, monkeypatch: pytest.MonkeyPatch) -> None:
+    """NO_BACKSLASH_ESCAPES / ANSI_QUOTES would make the server end strings where the guard does not."""
+    from service.executors.mysql import MySQLExecutor
+
+    executor = MySQLExecutor(**MYSQL, database="test", pool_size=1)
+    monkeypatch.setitem(executor._settings, "init_command",  # type: ignore[attr-defined]
+                        "SET SESSION sql_mode = 'NO_BACKSLASH_ESCAPES,ANSI_QUOTES,STRICT_TRANS_TABLES'")
+    try:
+        mode = executor.execute("SELECT @@SESSION.sql_mode AS m").rows[0][0]
+        assert "STRICT_TRANS_TABLES" in mode and "NO_BACKSLASH_ESCAPES" not in mode and "ANSI_QUOTES" not in mode
+    finally:
+        executor.close()
