@@ -63,7 +63,7 @@ _MYSQL_EXECUTABLE_COMMENT = re.compile(r"/\*(?:M?!|\+)", re.IGNORECASE)
 # A quote escaped by a backslash ('it\'s'): where the string ends depends on the server's sql_mode
 # (NO_BACKSLASH_ESCAPES ends it at the backslash; ANSI_QUOTES makes "..." an identifier, no escapes).
 _MYSQL_BACKSLASH_QUOTE = {q: re.compile(r"(?<!\\)(?:\\\\)*\\" + q) for q in ("'", '"')}
-# Escapes an identifier may hide a name behind: PostgreSQL U&"pg\005fread_file" (\XXXX, \+XXXXXX),
+# Escapes an identifier may hide a name behind: PostgreSQL U&"pg\005fread_file" (\hhhh, \+hhhhhh),
 # BigQuery `\x5f`, `\u005f`, `\U0000005f`, `\137`.
 _PG_UNICODE_ESCAPE = re.compile(r"\\(?:\+([0-9a-fA-F]{6})|([0-9a-fA-F]{4}))")
 _C_ESCAPE = re.compile(r"\\(?:u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|[xX]([0-9a-fA-F]{2})|([0-7]{3}))")
