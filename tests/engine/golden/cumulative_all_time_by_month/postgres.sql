@@ -22,12 +22,19 @@ WITH "f0_rows" AS (
         MAX("t")
       FROM "f0_rows"
     )
+), "f0_days" AS (
+  SELECT
+    "t",
+    SUM("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
 ), "f0" AS (
   SELECT
     "p"."period" AS "g0",
     SUM("r"."i0") AS "a0"
   FROM "f0_periods" AS "p"
-  LEFT JOIN "f0_rows" AS "r"
+  LEFT JOIN "f0_days" AS "r"
     ON "r"."t" < CAST("p"."period" + INTERVAL '1 month' AS DATE)
   GROUP BY
     "p"."period"

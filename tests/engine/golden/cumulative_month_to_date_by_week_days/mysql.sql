@@ -23,12 +23,19 @@ WITH `f0_rows` AS (
       FROM `f0_rows`
     )
     AND `spine`.`date_day` BETWEEN '2024-01-25' AND '2024-02-05'
+), `f0_days` AS (
+  SELECT
+    `t`,
+    SUM(`i0`) AS `i0`
+  FROM `f0_rows`
+  GROUP BY
+    `t`
 ), `f0` AS (
   SELECT
     `p`.`period` AS `g0`,
     SUM(`r`.`i0`) AS `a0`
   FROM `f0_periods` AS `p`
-  LEFT JOIN `f0_rows` AS `r`
+  LEFT JOIN `f0_days` AS `r`
     ON `r`.`t` < DATE_ADD(`p`.`period`, INTERVAL 1 DAY)
     AND `r`.`t` >= DATE_SUB(
       DATE(DATE_ADD(DATE_ADD(`p`.`period`, INTERVAL 1 DAY), INTERVAL -1 DAY)),

@@ -24,12 +24,19 @@ WITH "f0_rows" AS (
     )
     AND "spine"."date_day" >= CAST('2024-03-01' AS DATE)
     AND "spine"."date_day" < CAST('2024-04-01' AS DATE)
+), "f0_days" AS (
+  SELECT
+    "t",
+    SUM("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
 ), "f0" AS (
   SELECT
     "p"."period" AS "g0",
     SUM("r"."i0") AS "a0"
   FROM "f0_periods" AS "p"
-  LEFT JOIN "f0_rows" AS "r"
+  LEFT JOIN "f0_days" AS "r"
     ON "r"."t" < CAST(DATEADD(DAY, 1, "p"."period") AS DATE)
     AND "r"."t" >= CAST(DATEADD(DAY, -7, CAST(DATEADD(DAY, 1, "p"."period") AS DATE)) AS DATE)
   GROUP BY

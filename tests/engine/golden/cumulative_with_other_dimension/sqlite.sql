@@ -19,13 +19,22 @@ WITH "f0_rows" AS (
         MAX("t")
       FROM "f0_rows"
     )
+), "f0_days" AS (
+  SELECT
+    "t",
+    "g1",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t",
+    "g1"
 ), "f0" AS (
   SELECT
     "p"."period" AS "g0",
     "r"."g1" AS "g1",
-    COUNT("r"."i0") AS "a0"
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
   FROM "f0_periods" AS "p"
-  INNER JOIN "f0_rows" AS "r"
+  INNER JOIN "f0_days" AS "r"
     ON "r"."t" < DATE("p"."period", '+1 years')
     AND "r"."t" >= DATE(DATE(DATE("p"."period", '+1 years'), '-1 days'), 'start of year')
   GROUP BY

@@ -18,12 +18,19 @@ WITH "f0_rows" AS (
         MAX("t")
       FROM "f0_rows"
     )
+), "f0_days" AS (
+  SELECT
+    "t",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
 ), "f0" AS (
   SELECT
     "p"."period" AS "g0",
-    COUNT("r"."i0") AS "a0"
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
   FROM "f0_periods" AS "p"
-  LEFT JOIN "f0_rows" AS "r"
+  LEFT JOIN "f0_days" AS "r"
     ON "r"."t" < CAST(DATEADD(MONTH, 3, "p"."period") AS DATE)
     AND "r"."t" >= CAST(DATE_TRUNC(
       'year',

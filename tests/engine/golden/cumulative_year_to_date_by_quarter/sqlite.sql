@@ -26,12 +26,19 @@ WITH "f0_rows" AS (
         MAX("t")
       FROM "f0_rows"
     )
+), "f0_days" AS (
+  SELECT
+    "t",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
 ), "f0" AS (
   SELECT
     "p"."period" AS "g0",
-    COUNT("r"."i0") AS "a0"
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
   FROM "f0_periods" AS "p"
-  LEFT JOIN "f0_rows" AS "r"
+  LEFT JOIN "f0_days" AS "r"
     ON "r"."t" < DATE("p"."period", '+3 months')
     AND "r"."t" >= DATE(DATE(DATE("p"."period", '+3 months'), '-1 days'), 'start of year')
   GROUP BY
