@@ -1,6 +1,6 @@
 """Load benchmark of the REST service on the demo database, DuckDB or PostgreSQL (not a test; run by hand).
 
-    .venv/bin/python bench/load_service.py [--clients 8] [--seconds 5] [--workers 1] [--backend duckdb|postgres]
+    .venv/bin/python bench/load_service.py [--clients 8] [--seconds 5] [--workers 1] [--backend duckdb|postgres] [--scale 1]
 
 Starts the service as `smq serve` in a subprocess (127.0.0.1 on a free port, one API key, a
 temporary copy of the demo layer and database), then:
@@ -116,13 +116,37 @@ def _duckdb_database(path: Path | None) -> Any:
     return _DUCKDB[path]
 
 
-def prepare(workdir: Path, backend: str = "duckdb", pg_dsn: str = PG_DSN, pool_size: int = 8) -> tuple[Settings, Target]:
+# the fact tables copied `scale` times, keys shifted per copy: the same shapes at a realistic size
+_AMPLIFY = {
+    "orders": "o.order_id + s.k * 10000000, o.customer_ref, o.order_date, o.status, o.channel, o.shipped_at",
+    "order_items": "o.order_id + s.k * 10000000, o.line_number, o.product_id, o.quantity, o.unit_price, o.discount",
+    "payments": "o.payment_id + s.k * 10000000, o.order_id + s.k * 10000000, o.paid_at, o.amount, o.method",
+}
+
+
+def amplify(conn: Any, scale: int, schema: str | None = None) -> None:
+    """Copy the facts (orders, their lines and payments) `scale` times in all; dimensions stay as they are."""
+    if scale <= 1:
+        return
+    for table, columns in _AMPLIFY.items():
+        name = f'"{schema}".{table}' if schema else table
+        conn.execute(f"INSERT INTO {name} SELECT {columns} FROM {name} AS o, generate_series(1, {scale - 1}) AS s(k)")
+
+
+def prepare(workdir: Path, backend: str = "duckdb", pg_dsn: str = PG_DSN, pool_size: int = 8,
+            scale: int = 1) -> tuple[Settings, Target]:
     """A copy of the demo layer pointing at a freshly loaded database, and a keys file with one key."""
     layer = workdir / "models" / "shop"
     shutil.copytree(ROOT / "semantic_models" / "shop", layer, ignore=shutil.ignore_patterns("data"))
     config = yaml.safe_load((layer / "database.yml").read_text())
     if backend == "duckdb":
         database = build_duckdb(workdir / "shop.duckdb")
+        if scale > 1:
+            import duckdb
+
+            with duckdb.connect(str(database)) as conn:
+                amplify(conn, scale)
+                conn.execute("CHECKPOINT")
         config["connection"] = {"backend": "duckdb", "path": str(database)}
         target = Target("duckdb", duckdb_path=database)
     else:
@@ -134,6 +158,8 @@ def prepare(workdir: Path, backend: str = "duckdb", pg_dsn: str = PG_DSN, pool_s
         schema = f"smq_bench_{os.getpid()}"
         with psycopg.connect(pg_dsn, autocommit=True) as conn:
             load_into(conn, "postgres", schema=schema)
+            amplify(conn, scale, schema)
+            conn.execute(f'ANALYZE "{schema}".orders, "{schema}".order_items, "{schema}".payments')
         parts = conninfo_to_dict(pg_dsn)
         config["dialect"] = "postgres"
         config["connection"] = {"backend": "postgres", "host": parts.get("host", "127.0.0.1"), "port": int(parts.get("port", 5432)),
@@ -267,11 +293,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="server processes (smq serve --workers)")
     parser.add_argument("--backend", choices=["duckdb", "postgres"], default="duckdb",
                         help="the demo on an embedded DuckDB file, or loaded into PostgreSQL (--pg-dsn)")
+    parser.add_argument("--scale", type=int, default=1,
+                        help="copy the demo's orders, lines and payments this many times (5,000 orders each)")
     parser.add_argument("--pg-dsn", default=PG_DSN, help=f"PostgreSQL to load the demo into (default: {PG_DSN})")
     args = parser.parse_args()
     header = f"{'scenario':<26} {'requests':>8} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8} {'errors':>6} {'server ms':>9}"
     with tempfile.TemporaryDirectory(prefix="smq-bench-") as tmp:
-        settings, target = prepare(Path(tmp), args.backend, args.pg_dsn, pool_size=max(4, args.clients))
+        settings, target = prepare(Path(tmp), args.backend, args.pg_dsn, pool_size=max(4, args.clients), scale=args.scale)
         server = start(settings, args.workers)
         port = settings.port
 
@@ -280,8 +308,8 @@ def main() -> None:
             return asyncio.run(load(port, endpoint, bodies, args.clients, seconds, args.max_requests))
 
         try:
-            print(f"service on 127.0.0.1:{port} ({args.workers} worker(s)), {args.clients} concurrent clients, "
-                  f"{args.seconds:g} s per scenario")
+            print(f"service on 127.0.0.1:{port} ({args.workers} worker(s)), {args.backend} x{args.scale}, "
+                  f"{args.clients} concurrent clients, {args.seconds:g} s per scenario")
             print("(server ms: median of Server-Timing total - db, the service's own time per request)\n")
             print(header)
             for label, endpoint, body in SCENARIOS:
