@@ -1,11 +1,16 @@
 """MySQL / MariaDB executor: pymysql with a small pool of our own (pymysql has none).
 
-Read-only twice: the session is ``SET SESSION TRANSACTION READ ONLY`` and every query runs inside
-``START TRANSACTION READ ONLY`` ... ``ROLLBACK``. The timeout is the server's own per-statement
-limit (MariaDB ``max_statement_time`` in seconds, MySQL ``max_execution_time`` in ms), so the
-server kills a slow query itself. ``sql_select_limit`` makes the server stop after max_rows + 1
-rows; a LIMIT written in the query takes precedence, so rows are read unbuffered and, when more
-are left than we keep, the query is stopped with KILL QUERY from a second connection.
+Read-only twice: the guard, and the session: ``SET SESSION TRANSACTION READ ONLY`` makes every
+transaction of the connection read-only, the autocommit one each query runs in included (pymysql
+never enables multi-statements, so no query can switch it back). The timeout is the server's own
+per-statement limit (MariaDB ``max_statement_time`` in seconds, MySQL ``max_execution_time`` in ms),
+so the server kills a slow query itself. ``sql_select_limit`` makes the server stop after
+max_rows + 1 rows; a LIMIT written in the query takes precedence, so rows are read unbuffered and,
+when more are left than we keep, the query is stopped with KILL QUERY from a second connection.
+
+One round trip per query in the usual case: the limits are set only when they change, and a
+connection is not pinged when taken from the pool; one the server dropped fails on first use and
+the query, being read-only, runs again on a fresh connection.
 """
 
 from __future__ import annotations
@@ -71,7 +76,16 @@ class MySQLExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
-        conn = self._acquire_prepared(max_rows, timeout_s)
+        for attempt in (1, 2):
+            conn = self._acquire_prepared(max_rows, timeout_s)
+            try:
+                return self._run(conn, sql, max_rows, timeout_s)
+            except _StaleConnection as stale:
+                if attempt == 2:
+                    raise BackendUnavailable(f"MySQL/MariaDB connection failed: {stale}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _run(self, conn: Any, sql: str, max_rows: int, timeout_s: float) -> QueryResult:
         discard = True  # unless the connection is known clean afterwards, close it
         try:
             started = time.perf_counter()
@@ -79,16 +93,18 @@ class MySQLExecutor:
             cursor.execute(sql)
             columns = [d[0] for d in cursor.description or ()]
             rows = cursor.fetchmany(max_rows + 1)
-            if len(rows) > max_rows and cursor.fetchone() is not None:
+            killed = len(rows) > max_rows and cursor.fetchone() is not None
+            if killed:
                 self._kill_query(conn)  # rows left on the wire: stop the server instead of reading them
             with contextlib.suppress(self._pymysql.MySQLError):
                 cursor.close()  # reads what is left: nothing, or the error ending a killed query
-            discard = not self._rollback(conn)
+            discard = killed and not self._alive(conn)
             return make_result(columns, rows, max_rows, started)
         except self._pymysql.MySQLError as error:
             translated = self._translate(error, timeout_s)
-            if not isinstance(translated, BackendUnavailable):  # a server-side error: the session is fine
-                discard = not self._rollback(conn)
+            if isinstance(translated, BackendUnavailable):  # the connection is gone: worth one more try
+                raise _StaleConnection(_message(error)) from None
+            discard = False  # a server-side error (timeout, bad SQL): the session is fine
             raise translated from None
         finally:
             self._pool.release(conn, discard=discard)
@@ -119,28 +135,26 @@ class MySQLExecutor:
         except self._pymysql.MySQLError:
             pass
 
-    def _rollback(self, conn: Any) -> bool:
-        """End the read-only transaction; False when the connection is no longer usable."""
+    def _alive(self, conn: Any) -> bool:
+        """Whether the connection still answers (after a KILL QUERY)."""
         try:
-            with conn.cursor() as cursor:
-                cursor.execute("ROLLBACK")
+            conn.ping(reconnect=False)
             return True
         except self._pymysql.MySQLError:
             return False
 
     def _prepare(self, conn: Any, max_rows: int, timeout_s: float) -> None:
-        """Per query: the server-side time and row limits (when they differ from this session's last
-        ones: a round trip saved on most queries), then a READ ONLY transaction."""
+        """The server-side time and row limits of this query, when they differ from the session's last ones."""
+        limits = (max_rows, timeout_s)
+        if getattr(conn, "smq_limits", None) == limits:
+            return
+        conn.smq_limits = None  # unknown until the SET succeeded
         with conn.cursor() as cursor:
-            limits = (max_rows, timeout_s)
-            if getattr(conn, "smq_limits", None) != limits:
-                conn.smq_limits = None  # unknown until the SET succeeded
-                if conn.is_mariadb:
-                    cursor.execute("SET SESSION max_statement_time = %s, sql_select_limit = %s", (round(timeout_s, 6), max_rows + 1))
-                else:
-                    cursor.execute("SET SESSION max_execution_time = %s, sql_select_limit = %s", (max(1, int(timeout_s * 1000)), max_rows + 1))
-                conn.smq_limits = limits
-            cursor.execute("START TRANSACTION READ ONLY")
+            if conn.is_mariadb:
+                cursor.execute("SET SESSION max_statement_time = %s, sql_select_limit = %s", (round(timeout_s, 6), max_rows + 1))
+            else:
+                cursor.execute("SET SESSION max_execution_time = %s, sql_select_limit = %s", (max(1, int(timeout_s * 1000)), max_rows + 1))
+        conn.smq_limits = limits
 
     def _translate(self, error: Exception, timeout_s: float) -> Exception:
         code = error.args[0] if error.args and isinstance(error.args[0], int) else None
@@ -152,6 +166,10 @@ class MySQLExecutor:
 
     def close(self) -> None:
         self._pool.close()
+
+
+class _StaleConnection(Exception):
+    """The connection died under the query (server restart, wait_timeout): worth one more try."""
 
 
 def _message(error: BaseException) -> str:
