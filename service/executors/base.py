@@ -293,6 +293,20 @@ class CancelTimer:
             self.done = True
 
 
+def run_retrying_stale(run: Callable[[], QueryResult], backend: str) -> QueryResult:
+    """Run a read-only query; if its connection had died under it, once more on a fresh one."""
+    from .errors import BackendUnavailable, StaleConnection
+
+    try:
+        return run()
+    except StaleConnection:
+        pass
+    try:
+        return run()
+    except StaleConnection as stale:
+        raise BackendUnavailable(f"{backend} connection failed: {stale}") from None
+
+
 def timeout_message(timeout_s: float) -> str:
     return f"the query was cancelled after {timeout_s:g} s (timeout); simplify it, add filters or a LIMIT"
 

@@ -44,3 +44,11 @@ class ConfigError(EngineError):
     """A connection mapping is wrong: unknown backend, missing ${ENV_VAR}, missing key."""
 
     code = "invalid_connection"
+
+
+class StaleConnection(Exception):
+    """Internal, never shown: the connection died under a query (server restart, idle timeout).
+
+    A read-only query is safe to run again, so executors raise this instead of BackendUnavailable
+    and `run_retrying_stale` gives the query one more try on a fresh connection.
+    """

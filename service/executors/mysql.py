@@ -19,8 +19,9 @@ import contextlib
 import time
 from typing import Any
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, import_driver, make_result, timeout_message
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, import_driver, make_result,
+                   run_retrying_stale, timeout_message)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from .pool import SimplePool
 from .readonly import ensure_read_only
 
@@ -76,16 +77,10 @@ class MySQLExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
-        for attempt in (1, 2):
-            conn = self._acquire_prepared(max_rows, timeout_s)
-            try:
-                return self._run(conn, sql, max_rows, timeout_s)
-            except _StaleConnection as stale:
-                if attempt == 2:
-                    raise BackendUnavailable(f"MySQL/MariaDB connection failed: {stale}") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        return run_retrying_stale(lambda: self._run(sql, max_rows, timeout_s), "MySQL/MariaDB")
 
-    def _run(self, conn: Any, sql: str, max_rows: int, timeout_s: float) -> QueryResult:
+    def _run(self, sql: str, max_rows: int, timeout_s: float) -> QueryResult:
+        conn = self._acquire_prepared(max_rows, timeout_s)
         discard = True  # unless the connection is known clean afterwards, close it
         try:
             started = time.perf_counter()
@@ -103,7 +98,7 @@ class MySQLExecutor:
         except self._pymysql.MySQLError as error:
             translated = self._translate(error, timeout_s)
             if isinstance(translated, BackendUnavailable):  # the connection is gone: worth one more try
-                raise _StaleConnection(_message(error)) from None
+                raise StaleConnection(_message(error)) from None
             discard = False  # a server-side error (timeout, bad SQL): the session is fine
             raise translated from None
         finally:
@@ -166,10 +161,6 @@ class MySQLExecutor:
 
     def close(self) -> None:
         self._pool.close()
-
-
-class _StaleConnection(Exception):
-    """The connection died under the query (server restart, wait_timeout): worth one more try."""
 
 
 def _message(error: BaseException) -> str:

@@ -29,10 +29,11 @@ from .base import (
     check_limits,
     import_driver,
     make_result,
+    run_retrying_stale,
     strip_trailing_semicolons,
     timeout_message,
 )
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from .readonly import ensure_read_only
 
 _cursor_ids = itertools.count(1)
@@ -104,13 +105,7 @@ class PostgresExecutor:
         ensure_read_only(sql, self.dialect)
         query = strip_trailing_semicolons(sql, self.dialect)  # it is wrapped in DECLARE ... CURSOR FOR
         self._ensure_open()
-        for attempt in (1, 2):
-            try:
-                return self._run(query, max_rows, timeout_s)
-            except _StaleConnection as stale:
-                if attempt == 2:
-                    raise BackendUnavailable(f"PostgreSQL connection failed: {stale}") from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        return run_retrying_stale(lambda: self._run(query, max_rows, timeout_s), "PostgreSQL")
 
     def _run(self, query: str, max_rows: int, timeout_s: float) -> QueryResult:
         errors = self._psycopg.errors
@@ -136,10 +131,10 @@ class PostgresExecutor:
         except errors.QueryCanceled:
             raise QueryTimeout(timeout_message(timeout_s)) from None
         except (errors.AdminShutdown, errors.CrashShutdown) as error:  # the server ended this session
-            raise _StaleConnection(_first_line(error)) from None
+            raise StaleConnection(_first_line(error)) from None
         except self._psycopg.Error as error:
             if getattr(error, "sqlstate", None) is None:  # raised by the client: the connection is gone
-                raise _StaleConnection(_first_line(error)) from None
+                raise StaleConnection(_first_line(error)) from None
             raise ExecutionError(_pg_message(error)) from None
         except Exception as error:  # psycopg_pool.PoolTimeout: every connection busy or server gone
             if type(error).__module__.startswith("psycopg_pool"):
@@ -149,10 +144,6 @@ class PostgresExecutor:
 
     def close(self) -> None:
         self._pool.close()
-
-
-class _StaleConnection(Exception):
-    """The connection died under the query (server restart, idle timeout): worth one more try."""
 
 
 def _timeout_ms(timeout_s: float) -> int:
