@@ -10,17 +10,23 @@ Layers (all copies of semantic_models/shop, pointed at databases built for the t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import shutil
+import socket
+import subprocess
+import sys
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.conftest import DEMO_MODELS, PG_DSN
+from tests.conftest import DEMO_MODELS, PG_DSN, ROOT
 
 warnings.filterwarnings("ignore", message=".*httpx2.*")  # starlette's TestClient deprecation note
 
@@ -125,3 +131,35 @@ def duck(demo_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
     conn = duckdb.connect(str(path), read_only=True)
     yield lambda sql: conn.cursor().execute(sql).fetchall()
     conn.close()
+
+
+@contextlib.contextmanager
+def running_service(*args: str, env: dict[str, str] | None = None,
+                    ready: Callable[[subprocess.Popen], bool] = lambda server: True) -> Iterator[str]:
+    """`smq serve ARGS` on a free loopback port, as deployed; yields its base URL once /v1/health answers
+    (and `ready(process)` holds), stops it afterwards. SMQ_* variables of the test run are not inherited."""
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SMQ_")}
+    command = [sys.executable, "-m", "smq_cli.main", "serve", "--port", str(port), "--log-level", "warning", *args]
+    server = subprocess.Popen(command, env={**clean, **(env or {})}, cwd=ROOT, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                if httpx.get(f"{base}/v1/health", timeout=2).status_code == 200 and ready(server):
+                    break
+            except httpx.HTTPError:
+                pass
+            assert server.poll() is None, server.stderr.read() if server.stderr else "the service exited"
+            assert time.monotonic() < deadline, f"the service did not start: {' '.join(args)}"
+            time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

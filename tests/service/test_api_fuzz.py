@@ -11,17 +11,14 @@ answers 503 `agent_not_configured`. Any failure prints schemathesis's report wit
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.service.conftest import running_service
 
 
 def _schemathesis_cli() -> str:
@@ -33,28 +30,9 @@ def _schemathesis_cli() -> str:
 
 @pytest.fixture(scope="module")
 def live_service(models_dir: Path, keys_file: Path) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    command = [sys.executable, "-m", "smq_cli.main", "serve", "--port", str(port), "--models-dir", str(models_dir),
-               "--api-keys", str(keys_file), "--max-rows", "200", "--query-timeout", "10", "--log-level", "warning"]
-    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    try:
-        while True:
-            try:
-                if httpx.get(f"{base}/v1/health", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert server.poll() is None, server.stderr.read() if server.stderr else "the service exited"
-            assert time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.2)
+    with running_service("--models-dir", str(models_dir), "--api-keys", str(keys_file), "--max-rows", "200",
+                         "--query-timeout", "10") as base:
         yield base
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def test_every_endpoint_keeps_its_contract(live_service: str, tmp_path: Path) -> None:
