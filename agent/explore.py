@@ -24,7 +24,7 @@ from sqlglot import exp
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, Location, QueryError, nearest
-from service.executors import check_read_only
+from smq_db.executors import check_read_only
 
 from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key

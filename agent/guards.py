@@ -15,7 +15,7 @@ from typing import Iterable
 from sqlglot import exp
 
 from engine.errors import EngineError
-from service.executors import check_read_only
+from smq_db.executors import check_read_only
 
 TableKey = tuple[str, ...]  # lower-cased name parts, outermost first: ("main", "orders")
 

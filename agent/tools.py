@@ -17,8 +17,8 @@ from typing import Any, Literal, Protocol, Sequence
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, InternalError
-from service.executors import BackendUnavailable, QueryResult, ReadOnlyViolation
-from service.routes.paging import paginate
+from smq_db.executors import BackendUnavailable, QueryResult, ReadOnlyViolation
+from engine.paging import paginate
 
 from .guards import GuardRefusal, RunGuards
 from .profiling import Profiler

@@ -163,7 +163,7 @@ def cap_for(n: int, config: DirectiveConfig) -> int:
 def sample_values(layer: Layer) -> dict[str, list[str]]:
     """Known values through the service's own path: agent.directives.values over the SQLite executor."""
     from agent.directives.values import sample_values as sample
-    from service.executors import create_executor
+    from smq_db.executors import create_executor
 
     path = Path(layer.semantic.connection["path"])
     if not path.is_file():

@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from service.auth import hash_key  # noqa: E402
-from service.demo.build import build_duckdb  # noqa: E402
+from smq_db.demo.build import build_duckdb  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 from http_load import Connection, build_post, server_timing  # noqa: E402
@@ -153,7 +153,7 @@ def prepare(workdir: Path, backend: str = "duckdb", pg_dsn: str = PG_DSN, pool_s
         import psycopg
         from psycopg.conninfo import conninfo_to_dict
 
-        from service.demo.build import load_into
+        from smq_db.demo.build import load_into
 
         schema = f"smq_bench_{os.getpid()}"
         with psycopg.connect(pg_dsn, autocommit=True) as conn:

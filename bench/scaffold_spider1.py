@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.authoring import ScaffoldError, init_layer  # noqa: E402
+from smq_authoring import ScaffoldError, init_layer  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "spider1"
 

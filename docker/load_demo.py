@@ -16,7 +16,7 @@ import time
 import psycopg
 from psycopg import sql
 
-from service.demo.build import load_into
+from smq_db.demo.build import load_into
 
 SCHEMA = os.environ.get("SMQ_PG_SCHEMA", "shop")
 

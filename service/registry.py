@@ -229,7 +229,7 @@ class Registry:
 
 
 def _create(layer: Layer, connection: dict[str, Any], timeout_s: float) -> Any:
-    from .executors import create_executor  # the executors package pulls in the drivers
+    from smq_db.executors import create_executor  # the executors package pulls in the drivers
 
     _ensure_demo(layer)
     return create_executor(connection, base_dir=layer.semantic.directory, dialect=layer.dialect, default_timeout_s=timeout_s)
@@ -239,8 +239,8 @@ def _ensure_demo(layer: Layer) -> None:
     """Build the demo database file on first use (a fresh clone has none)."""
     if not layer.semantic.connection.get("demo"):
         return
-    from .demo.build import ensure_demo
-    from .executors.errors import BackendUnavailable
+    from smq_db.demo.build import ensure_demo
+    from smq_db.executors.errors import BackendUnavailable
 
     try:
         ensure_demo(layer.semantic.directory)

@@ -59,7 +59,7 @@ def _fetch(cursor: Any) -> tuple[list[str], list[tuple]]:
 
 @pytest.fixture(scope="session")
 def demo_files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    from service.demo.build import build_duckdb, build_sqlite
+    from smq_db.demo.build import build_duckdb, build_sqlite
 
     folder = tmp_path_factory.mktemp("demo")
     return {"duckdb": build_duckdb(folder / "shop.duckdb"), "sqlite": build_sqlite(folder / "shop.sqlite")}
@@ -92,7 +92,7 @@ def sqlite_runner(demo_files: dict[str, Path]) -> Iterator[Runner]:
 @pytest.fixture(scope="session")
 def postgres_runner() -> Iterator[Runner]:
     psycopg = pytest.importorskip("psycopg")
-    from service.demo.build import load_into
+    from smq_db.demo.build import load_into
 
     try:
         conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
@@ -115,7 +115,7 @@ def postgres_runner() -> Iterator[Runner]:
 @pytest.fixture(scope="session")
 def mysql_runner() -> Iterator[Runner]:
     pymysql = pytest.importorskip("pymysql")
-    from service.demo.build import load_into
+    from smq_db.demo.build import load_into
 
     try:
         conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5)
@@ -157,7 +157,7 @@ def snowflake_runner() -> Iterator[Runner]:
     pytest.importorskip("fakesnow")
     import snowflake.connector
 
-    from service.demo.build import load_into
+    from smq_db.demo.build import load_into
 
     with fakesnow_patched():
         conn = snowflake.connector.connect(database="SMQ_TEST", schema="SHOP")

@@ -1,6 +1,6 @@
 """Where each instance's database is: a connection mapping per backend, and a cache of executors.
 
-An instance runs on the backend its id names (`service.executors.route_instance`: local* -> sqlite,
+An instance runs on the backend its id names (`smq_db.executors.route_instance`: local* -> sqlite,
 bq*/ga* -> bigquery, sf* -> snowflake). The connection comes from, first match wins:
 
 | backend | from |
@@ -27,7 +27,7 @@ from typing import Any
 import yaml
 
 from engine import Layer
-from service.executors import Executor, create_executor
+from smq_db.executors import Executor, create_executor
 
 from .tasks import EvalInputError, Task
 

@@ -116,7 +116,7 @@ def _check_spec(spec: EvalSpec) -> None:
 
 def _plan(tasks: Sequence[Task], ctx: Context) -> list[tuple[Task, str]]:
     """Route every instance to its backend and check that each backend used has a connection."""
-    from service.executors import ConfigError, route_instance
+    from smq_db.executors import ConfigError, route_instance
 
     planned: list[tuple[Task, str]] = []
     missing: dict[str, list[str]] = {}

@@ -14,7 +14,7 @@ from engine.errors import EngineError
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..settings import PREVIEW_ROWS
 from ..timing import record_db_time
-from .paging import paged_sql
+from engine.paging import paged_sql
 from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["smq"], responses=problem_responses(400, 401, 403, 404, 422, 503))

@@ -16,7 +16,7 @@ from engine.errors import Location, QueryError, nearest
 
 from ..deps import Database, DatabaseDep, StateDep, executor_for
 from ..errors import Forbidden
-from ..executors import check_read_only
+from smq_db.executors import check_read_only
 from .rows import RowsResponse, rows_response
 from .schemas import ExecuteRequest, Rows, problem_responses
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from ..deps import DatabaseDep, StateDep, executor_for
-from .paging import paged_sql
+from engine.paging import paged_sql
 from .rows import RowsResponse, rows_response
 from .schemas import QueryRequest, QueryResponse, problem_responses
 

@@ -13,7 +13,7 @@ from typing import Any
 import pydantic_core
 from fastapi import Request, Response
 
-from ..executors.base import QueryResult
+from smq_db.executors.base import QueryResult
 from ..timing import record_db_time
 
 

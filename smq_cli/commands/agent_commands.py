@@ -98,10 +98,10 @@ def terminal_answerer() -> Any:
 
 def open_executor(layer: Layer) -> Any:
     """The database's executor, building the demo database on first use (as the service does)."""
-    from service.executors import create_executor
+    from smq_db.executors import create_executor
 
     if layer.semantic.connection.get("demo"):
-        from service.demo.build import ensure_demo
+        from smq_db.demo.build import ensure_demo
 
         ensure_demo(layer.semantic.directory)
     return create_executor(dict(layer.semantic.connection), base_dir=layer.semantic.directory, dialect=layer.dialect)
@@ -109,7 +109,7 @@ def open_executor(layer: Layer) -> Any:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent import AgentConfig, AgentConfigError, AgentNotConfigured, Hooks, make_provider, run_agent
-    from service.executors import BackendUnavailable, ConfigError
+    from smq_db.executors import BackendUnavailable, ConfigError
 
     try:
         from agent.config import parse_tools

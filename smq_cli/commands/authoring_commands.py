@@ -63,9 +63,9 @@ def _err(message: str) -> None:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from service.authoring import MergeError, ScaffoldError, UrlError, init_layer
-    from service.authoring.introspect import QueryFailed, SourceError
-    from service.executors.errors import BackendUnavailable
+    from smq_authoring import MergeError, ScaffoldError, UrlError, init_layer
+    from smq_authoring.introspect import QueryFailed, SourceError
+    from smq_db.executors.errors import BackendUnavailable
 
     if args.sample_rows is not None and args.sample_rows < 1:
         _err("--sample-rows must be at least 1")
@@ -152,10 +152,10 @@ def _layers(args: argparse.Namespace) -> tuple[Any, list[str]] | int:
 
 
 def _runner(layer: Any) -> Any:
-    from service.executors import create_executor
+    from smq_db.executors import create_executor
 
     if layer.semantic.connection.get("demo"):
-        from service.demo.build import ensure_demo
+        from smq_db.demo.build import ensure_demo
 
         ensure_demo(layer.semantic.directory)
     executor = create_executor(layer.semantic.connection, base_dir=layer.semantic.directory, dialect=layer.dialect)
@@ -168,8 +168,8 @@ def _runner(layer: Any) -> Any:
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-    from service.authoring.modeltests import format_outcome, load_tests, run_tests, summary
-    from service.executors.errors import BackendUnavailable, ConfigError
+    from smq_authoring.modeltests import format_outcome, load_tests, run_tests, summary
+    from smq_db.executors.errors import BackendUnavailable, ConfigError
 
     found = _layers(args)
     if isinstance(found, int):
@@ -229,7 +229,7 @@ def _folder_of(root: Path, name: str) -> Path:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from service.authoring.lint import RULES, lint_joins_file, lint_layer
+    from smq_authoring.lint import RULES, lint_joins_file, lint_layer
 
     if args.rules:
         for rule, text in RULES.items():

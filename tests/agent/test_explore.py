@@ -18,7 +18,7 @@ from agent.explore import EXPLORE_TOOLS, ExploreLimits, Explorer, ToolError, exp
 from agent.providers.scripted import ScriptedProvider, call
 from agent.tools import tool_specs
 from engine import Layer, load_layer
-from service.executors import ReadOnlyViolation, create_executor
+from smq_db.executors import ReadOnlyViolation, create_executor
 from tests.agent.fixtures import agent_models, executor, layer  # noqa: F401 - fixtures
 from tests.conftest import ROOT, SHARED
 

@@ -6,7 +6,7 @@ import pytest
 import sqlglot
 
 from agent.guards import GuardRefusal, RunGuards, physical_tables
-from service.executors import ReadOnlyViolation, SqlSyntaxError
+from smq_db.executors import ReadOnlyViolation, SqlSyntaxError
 
 
 def guards_after(*compiled: str, dialect: str = "duckdb") -> RunGuards:

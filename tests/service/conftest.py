@@ -70,7 +70,7 @@ def _postgres_ready() -> bool:
     try:
         import psycopg
 
-        from service.demo.build import load_into
+        from smq_db.demo.build import load_into
     except ImportError:
         return False
     try:
