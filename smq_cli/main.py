@@ -13,12 +13,12 @@ from typing import Callable, Sequence
 
 from engine.errors import EngineError, InternalError
 
-from .commands import engine_commands
+from .commands import engine_commands, query_commands
 
 EXIT_OK, EXIT_INVALID_LAYER, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 # each entry: a module-level `register(subparsers)` that sets `func` on its parser
-REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register]
+REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register, query_commands.register]
 
 
 def _optional_registrars() -> list[Callable]:
@@ -45,9 +45,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _join_dash_values(argv: Sequence[str]) -> list[str]:
+    """`--order-by -revenue` (descending, as `mf query` takes it) must not read as an option."""
+    out: list[str] = []
+    for token in argv:
+        if out and out[-1] == "--order-by" and token.startswith("-") and token != "--":
+            out[-1] = f"--order-by={token}"
+        else:
+            out.append(token)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_join_dash_values(sys.argv[1:] if argv is None else argv))
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_BAD_INPUT

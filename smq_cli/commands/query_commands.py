@@ -1,0 +1,147 @@
+"""`smq query`: compile an SMQ and run it on the layer's database, printing the rows (MetricFlow's
+`mf query` habits: --metrics, --group-by, --where, --order-by, --limit, --explain)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from typing import Any
+
+from engine import load_layers
+from engine.errors import QueryError
+
+from .engine_commands import add_models_dir, models_dir, read_smq
+
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
+MAX_ROWS = 100_000  # printed at most; a larger result says it was cut
+FORMATS = ("table", "csv", "json")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("query", help="run a query on a layer's database and print the rows (mf query's options)",
+                       description="Compile a query and run it on the layer's database. Give the query as options "
+                                   "(--metrics, --group-by, --where, --order-by, --limit) or as a whole SMQ.")
+    add_models_dir(p)
+    p.add_argument("--db", required=True, help="database name")
+    p.add_argument("--metrics", help="comma-separated metric names")
+    p.add_argument("--group-by", help="comma-separated dimensions, entities or metric_time[__grain]")
+    p.add_argument("--where", action="append", default=[], metavar="FILTER",
+                   help="a filter (SQL predicate over element names, or MetricFlow's {{ Dimension(...) }}); repeatable")
+    p.add_argument("--order-by", help="comma-separated names, '-' before one for descending")
+    p.add_argument("--limit", type=int, help="at most this many rows")
+    p.add_argument("--role", help="run as this access role (row filters, hidden elements)")
+    p.add_argument("--format", choices=FORMATS, default="table", help="how rows are printed (default: table)")
+    p.add_argument("--explain", action="store_true", help="print the SQL instead of running it")
+    p.add_argument("--dialect", help="with --explain: the SQL dialect (default: the database's own)")
+    p.add_argument("smq", nargs="?", help="a whole SMQ instead of the options: JSON, @file.json or - for stdin")
+    p.set_defaults(func=cmd_query)
+
+
+def _names(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def build_smq(args: argparse.Namespace) -> dict[str, Any]:
+    """The SMQ from a whole-query argument or from the options; never both."""
+    options = {"metrics": _names(args.metrics), "group_by": _names(args.group_by),
+               "filters": [w for w in args.where if w.strip()], "order_by": _names(args.order_by)}
+    if args.smq is not None:
+        given = [flag for flag, key in (("--metrics", "metrics"), ("--group-by", "group_by"), ("--where", "filters"),
+                                        ("--order-by", "order_by")) if options[key]]
+        if given or args.limit is not None:
+            flags = given + (["--limit"] if args.limit is not None else [])
+            raise QueryError(f"give the query either as an SMQ or as options, not both ({', '.join(flags)} with an SMQ)",
+                             code="bad_arguments")
+        smq = read_smq(args.smq)
+        if not isinstance(smq, dict):
+            raise QueryError("the SMQ must be a JSON object", code="invalid_smq")
+        return smq
+    smq: dict[str, Any] = {key: value for key, value in options.items() if value}
+    if args.limit is not None:
+        smq["limit"] = args.limit
+    if not smq.get("metrics") and not smq.get("group_by"):
+        raise QueryError("nothing to query: give --metrics and/or --group-by, or a whole SMQ", code="bad_arguments")
+    return smq
+
+
+def cmd_query(args: argparse.Namespace) -> int:
+    from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
+
+    smq = build_smq(args)
+    layer = load_layers(models_dir(args))[args.db]
+    if args.explain:
+        print(layer.compile(smq, dialect=args.dialect, role=args.role))
+        return EXIT_OK
+    if args.dialect:
+        raise QueryError("--dialect only applies with --explain: a query runs in its database's own dialect",
+                         code="bad_arguments")
+    sql = layer.compile(smq, role=args.role)
+    try:
+        executor = _open(layer)
+    except (ConfigError, BackendUnavailable, OSError) as err:
+        print(f"smq: {layer.name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
+        return EXIT_NOT_CONFIGURED
+    try:
+        result = executor.execute(sql, max_rows=MAX_ROWS, timeout_s=300)
+    except ExecutionError as err:
+        print(f"smq: {layer.name}: the database refused the query: {err.message}", file=sys.stderr)
+        return EXIT_NOT_CONFIGURED if isinstance(err, BackendUnavailable) else EXIT_BAD_INPUT
+    finally:
+        executor.close()
+    sys.stdout.write(render(result.columns, result.rows, args.format))
+    if result.truncated:
+        print(f"smq: only the first {MAX_ROWS:,} rows are shown; add a limit", file=sys.stderr)
+    return EXIT_OK
+
+
+def _open(layer: Any) -> Any:
+    from smq_db.executors import create_executor
+
+    if layer.semantic.connection.get("demo"):
+        from smq_db.demo.build import ensure_demo
+
+        ensure_demo(layer.semantic.directory)
+    return create_executor(layer.semantic.connection, base_dir=layer.semantic.directory, dialect=layer.dialect)
+
+
+def render(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps({"columns": columns, "rows": rows}, default=str) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([["" if v is None else v for v in row] for row in rows])
+        return out.getvalue()
+    return table(columns, rows)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:.6g}" if abs(value) >= 1e15 or (value and abs(value) < 1e-4) else f"{value:,.4f}".rstrip("0").rstrip(".")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return f"{value:,}" if abs(value) >= 10_000 else str(value)
+    return str(value)
+
+
+def table(columns: list[str], rows: list[list[Any]]) -> str:
+    """A plain aligned table: numbers right-aligned, NULL spelled out, the row count below."""
+    cells = [[_cell(v) for v in row] for row in rows]
+    numeric = [all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool) for row in rows if row[i] is not None)
+               for i in range(len(columns))]
+    widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
+
+    def line(values: list[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w) for v, w, num in zip(values, widths, numeric)).rstrip()
+
+    out = [line(columns), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in cells]
+    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    return "\n".join(out) + "\n"
