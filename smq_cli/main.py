@@ -25,7 +25,8 @@ def _optional_registrars() -> list[Callable]:
     """Commands whose packages need optional dependencies register only when importable."""
     out = []
     for module in ("smq_cli.commands.service_commands", "smq_cli.commands.agent_commands", "smq_cli.commands.explore_commands",
-                   "smq_cli.commands.eval_commands", "smq_cli.commands.authoring_commands"):
+                   "smq_cli.commands.eval_commands", "smq_cli.commands.authoring_commands",
+                   "smq_cli.commands.import_commands"):
         try:
             mod = __import__(module, fromlist=["register"])
         except ImportError:

@@ -81,12 +81,18 @@ class JoinGraph:
         out += [Step(e, False) for e in self.edges if e.to_model == model and e.from_model != model]
         return sorted(out, key=lambda s: s.edge.index)
 
-    def walk(self, start: str, keys: list[str], element: str) -> Path:
-        """Follow named edge keys from a model (role-playing references)."""
+    def walk(self, start: str, keys: list[str], element: str, target: str | None = None) -> Path:
+        """Follow named edge keys from a model (role-playing references).
+
+        Several edges may share a key (an entity joined to every model keyed by it, as MetricFlow
+        projects declare them): the last hop then goes to `target`, the model the element belongs to.
+        """
         path: list[Step] = []
         current = start
-        for key in keys:
+        for i, key in enumerate(keys):
             options = [s for s in self.steps_from(current) if s.key == key]
+            if len(options) > 1 and target is not None and i == len(keys) - 1:
+                options = [s for s in options if s.target == target] or options
             if not options:
                 valid = sorted({s.key for s in self.steps_from(current)})
                 from ..errors import nearest
@@ -103,7 +109,7 @@ class JoinGraph:
             current = options[0].target
         return tuple(path)
 
-    def walk_through(self, start: str, keys: list[str], element: str) -> Path:
+    def walk_through(self, start: str, keys: list[str], element: str, target: str | None = None) -> Path:
         """Like walk, but a path named from another model may pass through `start`.
 
         In a query mixing OrderItemsModel and OrdersModel measures, `order.customer.nation.X` is
@@ -111,14 +117,14 @@ class JoinGraph:
         as `customer.nation.X`: both measures then group by the same role.
         """
         try:
-            return self.walk(start, keys, element)
+            return self.walk(start, keys, element, target)
         except QueryError as first:
             for i in range(1, len(keys)):
                 arrives = [e for e in self.edges if e.key == keys[i - 1] and start in (e.from_model, e.to_model)]
                 if not arrives:
                     continue
                 try:
-                    return self.walk(start, keys[i:], element)
+                    return self.walk(start, keys[i:], element, target)
                 except QueryError:
                     continue
             raise first

@@ -110,6 +110,25 @@ def load_yaml(path: Path, display: str) -> Any:
     return _construct(node, display, yaml.constructor.SafeConstructor())
 
 
+def load_yaml_documents(path: Path, display: str) -> list[Any]:
+    """Every document of a multi-document YAML file (`---` separated), positioned like `load_yaml`."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise LayerError(f"cannot read file: {exc}", code="file_unreadable", location=Location(display, 1, 1)) from None
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise LayerError(f"YAML syntax error: {problem}", code="yaml_syntax", location=Location(display, line, col)) from None
+    except yaml.YAMLError as exc:  # pragma: no cover - non-marked errors are rare
+        raise LayerError(f"YAML error: {exc}", code="yaml_syntax", location=Location(display, 1, 1)) from None
+    scalars = yaml.constructor.SafeConstructor()
+    return [_construct(node, display, scalars) for node in nodes if node is not None]
+
+
 def where(display: str, container: Any, key: Any = None, *, field: str | None = None, at_key: bool = False) -> Location:
     """Location of `container[key]` (its value, or its key with at_key) in a file."""
     pos: Any = None

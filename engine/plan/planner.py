@@ -70,7 +70,7 @@ class Planner:
         for f in filters:
             for ref in f.dimension_refs():
                 try:
-                    path = self.graph.walk_through(model, list(ref.keys), ref.text) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                    path = self.graph.walk_through(model, list(ref.keys), ref.text, ref.model) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
                 except QueryError:
                     return False  # reported, with its field, when the group's paths are resolved
                 if any(step.fans_out or step.edge.type != "left" for step in path):
@@ -166,7 +166,7 @@ class Planner:
             if ident in paths:
                 continue
             try:
-                path = self.graph.walk_through(model, list(ref.keys), ref.text) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                path = self.graph.walk_through(model, list(ref.keys), ref.text, ref.model) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
             except QueryError as err:
                 measure_note = f" (the model of {origin})" if aggs else ""
                 raise QueryError(f"{err.message}; it is needed from {model}{measure_note}", code=err.code,
