@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 from agent import AgentConfig, AgentConfigError, AgentNotConfigured, Hooks, make_provider
 from agent.clarify import DeferredAnswerer
 from agent.config import MAX_PLANS
+from agent.eval.equivalence import scorer_equivalence
 from agent.loop import NEEDS_CLARIFICATION, Agent, AgentResult
 from agent.providers.base import Provider
 from agent.trace import Turn
@@ -195,7 +196,7 @@ def _keep_if_paused(request: Request, database: Database, agent: Agent, result: 
 def _agent(database: Database, executor: Any, provider: Provider, config: AgentConfig, hooks: Hooks | None = None) -> Agent:
     """The agent of one request; with clarification on, questions go back to the caller (the run pauses)."""
     return Agent(database.layer, executor, provider, config, role=database.role, hooks=hooks,
-                 answerer=DeferredAnswerer() if config.clarify else None)
+                 answerer=DeferredAnswerer() if config.clarify else None, equivalent=scorer_equivalence())
 
 
 @router.post("/{db}/ask", response_model=AskResponse, response_model_exclude_none=False,

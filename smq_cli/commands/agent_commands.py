@@ -109,6 +109,7 @@ def open_executor(layer: Layer) -> Any:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent import AgentConfig, AgentConfigError, AgentNotConfigured, Hooks, make_provider, run_agent
+    from agent.eval.equivalence import scorer_equivalence
     from smq_db.executors import BackendUnavailable, ConfigError
 
     try:
@@ -135,7 +136,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     hooks = Hooks(on_turn=None if args.json else _progress)
     try:
         result = run_agent(layer, executor, provider, args.question, config, role=args.role, hooks=hooks,
-                           answerer=terminal_answerer() if config.clarify else None)
+                           answerer=terminal_answerer() if config.clarify else None, equivalent=scorer_equivalence())
     finally:
         executor.close()
     if args.json:
