@@ -14,7 +14,7 @@ log = logging.getLogger("smq.agent")
 def scorer_equivalence() -> Equivalent:
     """The scorer's `results_equivalent`; without pandas (the `eval` extra) a plain comparison of sorted rows."""
     try:
-        from .scorer import results_equivalent
+        from .compare import results_equivalent
 
         return results_equivalent
     except ImportError:  # pragma: no cover - pandas is part of the test install
