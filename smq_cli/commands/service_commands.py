@@ -11,6 +11,9 @@ from pathlib import Path
 
 from ..exit_codes import ExitCode
 
+# the names this module has always used (kept while other changes to it land), bound to the one enum
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = ExitCode.OK, ExitCode.BAD_INPUT, ExitCode.NOT_CONFIGURED
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="run the REST service (FastAPI + uvicorn)",
@@ -46,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     n.add_argument("--role", help="access role applied to the key")
     n.add_argument("--admin", action="store_true", help="may reload the layers")
     n.set_defaults(func=cmd_keys_new)
-    keys.set_defaults(func=lambda args: (keys.print_help(sys.stderr), ExitCode.BAD_INPUT)[1])
+    keys.set_defaults(func=lambda args: (keys.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
 
 
 def hash_key(key: str) -> str:
@@ -58,9 +61,9 @@ def cmd_keys_hash(args: argparse.Namespace) -> int:
     key = sys.stdin.readline().rstrip("\r\n") if args.key == "-" else args.key
     if not key:
         print("smq: the key is empty", file=sys.stderr)
-        return ExitCode.BAD_INPUT
+        return EXIT_BAD_INPUT
     print(hash_key(key))
-    return ExitCode.OK
+    return EXIT_OK
 
 
 def cmd_keys_new(args: argparse.Namespace) -> int:
@@ -77,7 +80,7 @@ def cmd_keys_new(args: argparse.Namespace) -> int:
     print(f"key (give it to the client; it is not stored anywhere): {key}", file=sys.stderr)
     print("# add under `keys:` in the keys file", file=sys.stderr)
     print(yaml.safe_dump([entry], sort_keys=False).rstrip())
-    return ExitCode.OK
+    return EXIT_OK
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -92,7 +95,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"smq: the service needs its extra dependencies ({exc.name} is missing): "
               "pip install 'smq-semantic-layer[service]'", file=sys.stderr)
-        return ExitCode.NOT_CONFIGURED
+        return EXIT_NOT_CONFIGURED
     overrides = {
         "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
         "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
@@ -104,7 +107,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ValidationError as exc:
         first = exc.errors()[0]
         print(f"smq: invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}", file=sys.stderr)
-        return ExitCode.NOT_CONFIGURED
+        return EXIT_NOT_CONFIGURED
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if settings.workers > 1 and not settings.reload_models:
         # POST /v1/reload reaches one worker only: every worker must notice file changes itself
@@ -114,12 +117,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         app = create_app(settings)
     except ServiceConfigError as err:
         print(f"smq: cannot start the service: {err.formatted()}", file=sys.stderr)
-        return ExitCode.NOT_CONFIGURED
+        return EXIT_NOT_CONFIGURED
     serving = ", ".join(f"{e.name} ({e.status})" for e in app.state.smq.registry.entries()) or "no database"
     print(f"smq: serving {serving} on http://{settings.host}:{settings.port} (API docs: /docs)", file=sys.stderr)
     if settings.workers == 1:
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
-        return ExitCode.OK
+        return EXIT_OK
     # the app above only proved the configuration; each worker builds its own from the environment
     app.state.smq.registry.build_demo_databases()
     app.state.smq.registry.close()
@@ -127,4 +130,4 @@ def cmd_serve(args: argparse.Namespace) -> int:
     print(f"smq: {settings.workers} worker processes", file=sys.stderr)
     uvicorn.run("service.app:create_worker_app", factory=True, workers=settings.workers, host=settings.host,
                 port=settings.port, log_level=settings.log_level)
-    return ExitCode.OK
+    return EXIT_OK
