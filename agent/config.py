@@ -1,7 +1,8 @@
 """The agent's configuration: environment variables, overridden by flags (`--provider`, `--model`).
 
-Read once per run (CLI) or per request (REST) into an immutable `AgentConfig`; nothing else in the
-agent reads the environment, so a test builds an `AgentConfig(...)` and gets an isolated run.
+Read once per run (CLI) or per request (REST) into an immutable `AgentConfig`; the variables are parsed
+by pydantic-settings (`AgentEnv`, like the service's `Settings`). Nothing else in the agent reads the
+environment, so a test builds an `AgentConfig(...)` and gets an isolated run.
 
 | variable | meaning |
 |---|---|
@@ -33,9 +34,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Annotated, Any, Callable, Mapping
+
+from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from engine.errors import EngineError, Location
 
@@ -135,50 +140,17 @@ class AgentConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: Any) -> AgentConfig:
-        """The configuration from the environment; `overrides` (flags) win when not None."""
-        env = os.environ if environ is None else environ
-        gemini_key = env.get("GEMINI_API_KEY") or env.get("GOOGLE_API_KEY") or None
-        openai_url = env.get("OPENAI_BASE_URL") or None
-        openai_key = env.get("OPENAI_API_KEY") or None
-        provider = (env.get("SMQ_PROVIDER") or "").strip().lower()
-        if not provider:
-            provider = "openai" if openai_url and not gemini_key else "gemini"
+        """The configuration from the environment (`AgentEnv`); `overrides` (flags) win when not None."""
+        env = AgentEnv.read(environ)
+        provider = env.provider or ("openai" if env.openai_base_url and not env.gemini_api_key else "gemini")
         values: dict[str, Any] = {
             "provider": provider,
-            "model": env.get("SMQ_MODEL") or None,
-            "gemini_api_key": gemini_key,
-            "openai_base_url": openai_url or (DEFAULT_OPENAI_BASE_URL if openai_key and provider == "openai" else None),
-            "openai_api_key": openai_key,
+            "model": env.model,
+            "gemini_api_key": env.gemini_api_key,
+            "openai_base_url": env.openai_base_url or (DEFAULT_OPENAI_BASE_URL if env.openai_api_key and provider == "openai" else None),
+            "openai_api_key": env.openai_api_key,
         }
-        numbers = {"SMQ_TEMPERATURE": ("temperature", float), "SMQ_MAX_OUTPUT_TOKENS": ("max_output_tokens", int),
-                   "SMQ_THINKING_BUDGET": ("thinking_budget", int), "SMQ_AGENT_MAX_TURNS": ("max_turns", int),
-                   "SMQ_AGENT_TIMEOUT_S": ("run_timeout_s", float)}
-        for var, (name, kind) in numbers.items():
-            raw = env.get(var)
-            if raw:
-                try:
-                    values[name] = kind(raw)
-                except ValueError:
-                    raise AgentConfigError(f"{var} must be a {'number' if kind is float else 'whole number'}, got {raw!r}",
-                                           location=Location(field=var)) from None
-        if env.get("SMQ_THINKING_LEVEL"):
-            values["thinking_level"] = env["SMQ_THINKING_LEVEL"]
-        if env.get("SMQ_INCLUDE_THOUGHTS"):
-            values["include_thoughts"] = env["SMQ_INCLUDE_THOUGHTS"].strip().lower() not in ("0", "false", "no", "off")
-        if env.get("SMQ_AGENT_TOOLS"):
-            values["tools"] = parse_tools(env["SMQ_AGENT_TOOLS"])
-        for var, name in (("SMQ_AGENT_TIPS", "tips"), ("SMQ_AGENT_PROFILE", "profile"), ("SMQ_AGENT_CLARIFY", "clarify")):
-            if env.get(var):
-                values[name] = parse_switch(var, env[var], allow_auto=name == "profile")
-        for var, name in (("SMQ_AGENT_PLANS", "plans"), ("SMQ_AGENT_REPAIR_ROUNDS", "repair_rounds")):
-            raw = env.get(var)
-            if raw:
-                try:
-                    values[name] = int(raw)
-                except ValueError:
-                    raise AgentConfigError(f"{var} must be a whole number, got {raw!r}", location=Location(field=var)) from None
-        if env.get("SMQ_TRACE_DIR"):
-            values["trace_dir"] = Path(env["SMQ_TRACE_DIR"])
+        values.update(env.model_dump(exclude_none=True, exclude=set(values)))
         values.update({k: v for k, v in overrides.items() if v is not None})
         if values.get("provider") is not None:
             values["provider"] = str(values["provider"]).lower()
@@ -207,6 +179,136 @@ class AgentConfig:
             raise AgentConfigError(f"plans must be between 1 and {MAX_PLANS}, got {self.plans}", location=Location(field="plans"))
         if self.repair_rounds < 0 or self.max_tips < 0:
             raise AgentConfigError("repair rounds and tips per result cannot be negative", location=Location(field="repair_rounds"))
+
+
+_ENVIRON: ContextVar[Mapping[str, str] | None] = ContextVar("smq_agent_environ", default=None)
+
+
+class _EnvironSource(EnvSettingsSource):
+    """The variables of one mapping (os.environ, or a test's dict), exactly as named; empty ones are unset."""
+
+    def __init__(self, settings_cls: type[BaseSettings], environ: Mapping[str, str]) -> None:
+        self._environ = environ
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return {name: value for name, value in self._environ.items() if value != ""}
+
+
+class AgentEnv(BaseSettings):
+    """The agent's environment variables (the table above), parsed and checked; None: the variable is unset.
+
+    Like the service's `Settings`, read with pydantic-settings; unlike it, the names are not all `SMQ_*`
+    (the vendors' own GEMINI_API_KEY, OPENAI_BASE_URL...), so each field names its variable. `AgentConfig`
+    stays a plain immutable value: building one never reads the environment, only `from_env` does.
+    Fields are declared in the order their errors are reported (the first bad variable wins).
+    """
+
+    model_config = SettingsConfigDict(case_sensitive=True, extra="ignore")
+
+    provider: str | None = Field(default=None, validation_alias="SMQ_PROVIDER")
+    model: str | None = Field(default=None, validation_alias="SMQ_MODEL")
+    gemini_api_key: str | None = Field(default=None, validation_alias=AliasChoices("GEMINI_API_KEY", "GOOGLE_API_KEY"))
+    openai_base_url: str | None = Field(default=None, validation_alias="OPENAI_BASE_URL")
+    openai_api_key: str | None = Field(default=None, validation_alias="OPENAI_API_KEY")
+    temperature: float | None = Field(default=None, validation_alias="SMQ_TEMPERATURE")
+    max_output_tokens: int | None = Field(default=None, validation_alias="SMQ_MAX_OUTPUT_TOKENS")
+    thinking_budget: int | None = Field(default=None, validation_alias="SMQ_THINKING_BUDGET")
+    max_turns: int | None = Field(default=None, validation_alias="SMQ_AGENT_MAX_TURNS")
+    run_timeout_s: float | None = Field(default=None, validation_alias="SMQ_AGENT_TIMEOUT_S")
+    thinking_level: str | None = Field(default=None, validation_alias="SMQ_THINKING_LEVEL")  # checked by AgentConfig.validate
+    include_thoughts: bool | None = Field(default=None, validation_alias="SMQ_INCLUDE_THOUGHTS")
+    tools: Annotated[tuple[str, ...] | None, NoDecode] = Field(default=None, validation_alias="SMQ_AGENT_TOOLS")
+    tips: bool | None = Field(default=None, validation_alias="SMQ_AGENT_TIPS")
+    profile: bool | None = Field(default=None, validation_alias="SMQ_AGENT_PROFILE")
+    clarify: bool | None = Field(default=None, validation_alias="SMQ_AGENT_CLARIFY")
+    plans: int | None = Field(default=None, validation_alias="SMQ_AGENT_PLANS")
+    repair_rounds: int | None = Field(default=None, validation_alias="SMQ_AGENT_REPAIR_ROUNDS")
+    trace_dir: Path | None = Field(default=None, validation_alias="SMQ_TRACE_DIR")
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
+                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
+                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only the environment being read (`read`): no init values, .env files or secrets directories."""
+        environ = _ENVIRON.get()
+        return (_EnvironSource(settings_cls, os.environ if environ is None else environ),)
+
+    @classmethod
+    def read(cls, environ: Mapping[str, str] | None = None) -> AgentEnv:
+        """The variables of `environ` (default: the process environment); a bad value is an AgentConfigError."""
+        token = _ENVIRON.set(environ)
+        try:
+            return cls()
+        except ValidationError as err:
+            first = err.errors()[0]
+            variable = _variable(str(first["loc"][0]))
+            cause = first.get("ctx", {}).get("error")
+            message = str(cause) if isinstance(cause, ValueError) else f"{variable}: {first['msg']}"
+            raise AgentConfigError(message, location=Location(field=variable)) from None
+        finally:
+            _ENVIRON.reset(token)
+
+    @field_validator("provider", mode="before")
+    @classmethod
+    def _provider(cls, raw: Any) -> Any:
+        if not isinstance(raw, str):
+            return raw  # not from the environment (a default)
+        return raw.strip().lower() or None
+
+    @field_validator("temperature", "run_timeout_s", mode="before")
+    @classmethod
+    def _number(cls, raw: Any, info: ValidationInfo) -> Any:
+        if not isinstance(raw, str):
+            return raw  # not from the environment (a default)
+        return _parsed(float, raw, _variable(info.field_name), "a number")
+
+    @field_validator("max_output_tokens", "thinking_budget", "max_turns", "plans", "repair_rounds", mode="before")
+    @classmethod
+    def _whole_number(cls, raw: Any, info: ValidationInfo) -> Any:
+        if not isinstance(raw, str):
+            return raw  # not from the environment (a default)
+        return _parsed(int, raw, _variable(info.field_name), "a whole number")
+
+    @field_validator("include_thoughts", mode="before")
+    @classmethod
+    def _thoughts(cls, raw: Any) -> Any:
+        if not isinstance(raw, str):
+            return raw  # not from the environment (a default)
+        return raw.strip().lower() not in FALSE_WORDS  # anything but an explicit "off" keeps them
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _tools(cls, raw: Any) -> Any:
+        if not isinstance(raw, str):
+            return raw  # not from the environment (a default)
+        return parse_tools(raw)
+
+    @field_validator("tips", "profile", "clarify", mode="before")
+    @classmethod
+    def _switch(cls, raw: Any, info: ValidationInfo) -> Any:
+        if not isinstance(raw, str):
+            return raw  # not from the environment (a default)
+        variable = _variable(info.field_name)
+        try:
+            return parse_switch(variable, raw, allow_auto=info.field_name == "profile")
+        except AgentConfigError as err:
+            raise ValueError(err.message) from None
+
+
+def _variable(field_name: str | None) -> str:
+    """The environment variable of an AgentEnv field (the first, where there are two)."""
+    alias = AgentEnv.model_fields[field_name].validation_alias if field_name in AgentEnv.model_fields else None
+    if isinstance(alias, AliasChoices):
+        return str(alias.choices[0])
+    return str(alias or field_name)
+
+
+def _parsed(kind: Callable[[str], Any], raw: str, variable: str, what: str) -> Any:
+    try:
+        return kind(raw)
+    except ValueError:
+        raise ValueError(f"{variable} must be {what}, got {raw!r}") from None
 
 
 def parse_tools(text: str | None) -> tuple[str, ...]:

@@ -42,48 +42,11 @@ from .repair import REPLAN, RepairState, replan_spec
 from .retry import RetryStats, call_with_retries
 from .tips import TipRetriever, render
 from .tools import EXECUTE, SqlExecutor, ToolOutcome, Toolbox, tool_specs
+from .result import ANSWERED, ERROR, GAVE_UP, NEEDS_CLARIFICATION, AgentResult
 from .trace import Trace, Turn
+from .voting import Equivalent, plain_equivalent, run_plans
 
 log = logging.getLogger("smq.agent")
-
-ANSWERED, GAVE_UP, ERROR = "answered", "gave_up", "error"
-NEEDS_CLARIFICATION = "needs_clarification"  # a paused run (REST): answer its questions to resume it
-
-
-@dataclass
-class AgentResult:
-    """What a run produced; `to_json()` is the shape every surface returns (CLI --json, REST)."""
-
-    status: str  # answered | gave_up | error | needs_clarification
-    sql: str | None
-    columns: list[str]
-    rows: list[list[Any]]
-    truncated: bool
-    reason: str | None
-    trace: Trace
-    trace_path: Path | None = None
-    assumptions: list[str] = field(default_factory=list)  # what the agent assumed instead of asking
-    clarifications: list[dict[str, str]] = field(default_factory=list)  # questions the user answered
-    questions: list[str] = field(default_factory=list)  # open questions of a paused run
-    vote: dict[str, Any] | None = None  # plan voting: groups and every candidate
-    paused: Any = None  # the run to `Agent.resume` (needs_clarification only; never serialized)
-
-    @property
-    def tokens(self) -> dict[str, Any]:
-        return self.trace.tokens()
-
-    def to_json(self, trace_ref: str | None = None) -> dict[str, Any]:
-        ref = trace_ref if trace_ref is not None else (str(self.trace_path) if self.trace_path else None)
-        body = {"status": self.status, "sql": self.sql, "columns": self.columns, "rows": self.rows,
-                "truncated": self.truncated, "reason": self.reason, "trace": ref, "run_id": self.trace.run_id,
-                "turns": len(self.trace.turns), "tokens": self.tokens, "assumptions": self.assumptions,
-                "clarifications": self.clarifications}
-        if self.questions:
-            body["questions"] = self.questions
-        if self.vote is not None:
-            body["vote"] = self.vote
-        return body
-
 
 @dataclass
 class Hooks:
@@ -137,11 +100,15 @@ class Agent:
     """One database, one provider, one configuration; `run(question)` may be called once per question.
 
     `answerer` decides who answers `ask_user` (clarify.py): nobody by default, a person at the terminal,
-    or a REST client later (the run pauses; `resume` continues it with the answers).
+    or a REST client later (the run pauses; `resume` continues it with the answers). `equivalent` decides
+    when two voting plans gave the same answer: the surfaces pass the scorer's rules
+    (`agent.eval.equivalence.scorer_equivalence`), which the runtime itself never imports; without it,
+    sorted rows are compared (`voting.plain_equivalent`).
     """
 
     def __init__(self, layer: Layer, executor: SqlExecutor, provider: Provider, config: AgentConfig, *,
-                 role: str | None = None, hooks: Hooks | None = None, answerer: Any = None) -> None:
+                 role: str | None = None, hooks: Hooks | None = None, answerer: Any = None,
+                 equivalent: Equivalent | None = None) -> None:
         self.layer = layer
         self.executor = executor
         self.provider = provider
@@ -149,13 +116,12 @@ class Agent:
         self.role = role
         self.hooks = hooks or Hooks()
         self.answerer = answerer or NoAnswerer()
+        self.equivalent = equivalent or plain_equivalent
         layer.role(role)  # an unknown role fails now, before any model call
 
     def run(self, question: str) -> AgentResult:
         if self.config.plans > 1:
-            from .voting import run_plans
-
-            return run_plans(self, question)
+            return run_plans(self, question, self.equivalent)
         return self.drive(self.start(question))
 
     def start(self, question: str, plan: tuple[int, int] | None = None) -> _Run:
@@ -425,6 +391,8 @@ def _tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
 
 
 def run_agent(layer: Layer, executor: SqlExecutor, provider: Provider, question: str, config: AgentConfig | None = None, *,
-              role: str | None = None, hooks: Hooks | None = None, answerer: Any = None) -> AgentResult:
+              role: str | None = None, hooks: Hooks | None = None, answerer: Any = None,
+              equivalent: Equivalent | None = None) -> AgentResult:
     """One question, one run (or `config.plans` voting attempts): the convenience every surface uses."""
-    return Agent(layer, executor, provider, config or AgentConfig(), role=role, hooks=hooks, answerer=answerer).run(question)
+    return Agent(layer, executor, provider, config or AgentConfig(), role=role, hooks=hooks, answerer=answerer,
+                 equivalent=equivalent).run(question)

@@ -3,9 +3,11 @@
 One attempt can take a wrong turn early (the wrong table, the wrong reading of "top customers") and
 never recover. K attempts, each told to plan differently ("plan #i of K: choose a different
 interpretation, table set or join path than the others would"), run concurrently in threads; each
-ends with its own `execute`. Their results are grouped by `agent.eval.scorer.results_equivalent` —
-the scorer's own comparison, so two answers are in one group exactly when the scorer would not
-tell them apart — and the largest group wins. Ties go to the group whose answer has more columns
+ends with its own `execute`. Their results are grouped by the equivalence function the caller passes
+(`Agent(equivalent=...)`): the surfaces (CLI, REST, eval) pass the scorer's own comparison
+(`agent.eval.equivalence.scorer_equivalence`), so two answers are in one group exactly when the scorer
+would not tell them apart; the runtime never imports agent/eval itself, and without one the sorted rows are
+compared (`plain_equivalent`). The largest group wins. Ties go to the group whose answer has more columns
 (the scorer tolerates extra columns, never missing ones), then to answers computed in SQL over
 those that relied on the python tool, then to the earliest plan.
 
@@ -15,16 +17,14 @@ model calls of one run (they run at the same time, so the wall time is about the
 
 from __future__ import annotations
 
-import logging
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
-if TYPE_CHECKING:
-    from .loop import Agent, AgentResult
-
-log = logging.getLogger("smq.agent")
+from .config import AgentConfig
+from .result import AgentResult
+from .trace import Trace
 
 Equivalent = Callable[[Sequence[Sequence[Any]], Sequence[str], Sequence[Sequence[Any]], Sequence[str]], bool]
 MAX_PLANS = 8
@@ -51,19 +51,21 @@ class Candidate:
                 "tokens": r.tokens.get("total", 0), "uses_python": self.uses_python, "assumptions": r.assumptions}
 
 
-def scorer_equivalence() -> Equivalent:
-    """The scorer's `results_equivalent`; without pandas (the `eval` extra) a plain comparison of sorted rows."""
-    try:
-        from .eval.scorer import results_equivalent
+class PlanRunner(Protocol):
+    """What voting needs of the agent (loop.Agent): start an attempt, run it without a trace file, finish."""
 
-        return results_equivalent
-    except ImportError:  # pragma: no cover - pandas is part of the test install
-        log.warning("pandas is not installed: plan voting compares sorted rows instead of the scorer's rules")
-        return _plain_equivalent
+    config: AgentConfig
+
+    def start(self, question: str, plan: tuple[int, int] | None = None) -> Any: ...
+
+    def attempt(self, run: Any) -> AgentResult: ...
+
+    def finish(self, trace: Trace, status: str, reason: str | None, answer: Any, *, save: bool = True) -> AgentResult: ...
 
 
-def _plain_equivalent(rows_a: Sequence[Sequence[Any]], cols_a: Sequence[str], rows_b: Sequence[Sequence[Any]],
-                      cols_b: Sequence[str]) -> bool:
+def plain_equivalent(rows_a: Sequence[Sequence[Any]], cols_a: Sequence[str], rows_b: Sequence[Sequence[Any]],
+                     cols_b: Sequence[str]) -> bool:
+    """Same column count and the same rows in any order (floats to 2 places): the fallback without the scorer."""
     def canon(rows: Sequence[Sequence[Any]]) -> list[str]:
         return sorted(repr([round(v, 2) if isinstance(v, float) else v for v in row]) for row in rows)
 
@@ -118,18 +120,16 @@ def decide(candidates: list[Candidate], equivalent: Equivalent) -> tuple[Candida
     return winner, vote
 
 
-def run_plans(agent: Agent, question: str) -> AgentResult:
-    """K concurrent attempts, then the vote; the result is the winner's answer with every attempt in its trace."""
-    from .loop import AgentResult
-    from .trace import Trace
-
+def run_plans(agent: PlanRunner, question: str, equivalent: Equivalent) -> AgentResult:
+    """K concurrent attempts, then the vote by `equivalent`; the result is the winner's answer with every
+    attempt in its trace."""
     count = agent.config.plans
     runs = [agent.start(question, plan=(i, count)) for i in range(1, count + 1)]
     with ThreadPoolExecutor(max_workers=count, thread_name_prefix="smq-plan") as pool:
         results = list(pool.map(agent.attempt, runs))
     candidates = [Candidate(i, r, uses_python=any(t.tool == "python" for t in r.trace.turns))
                   for i, r in enumerate(results, 1)]
-    winner, vote = decide(candidates, scorer_equivalence())
+    winner, vote = decide(candidates, equivalent)
     first = results[0].trace
     trace = Trace(uuid.uuid4().hex, first.database, question, first.provider, first.model, first.dialect, first.role,
                   started_at=first.started_at)

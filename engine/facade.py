@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Iterator
@@ -17,6 +16,7 @@ from .errors import EngineError, InternalError, LayerError, LayerValidationError
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
 from .layer.model import Model, Role, SemanticLayer
+from .lru import LruCache
 from .plan.planner import Planner
 from .smq.query import SMQ, parse_smq
 from .smq.resolve import Resolver
@@ -38,8 +38,7 @@ class Layer:
     def __init__(self, semantic: SemanticLayer, cache_size: int = 512) -> None:
         self.semantic = semantic
         self.graph = JoinGraph(semantic.models, semantic.joins)
-        self._cache: OrderedDict[tuple, str] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: LruCache[tuple, str] = LruCache(cache_size)
         self._lock = threading.Lock()
         self._sources: dict[str, dict[str, exp.Expression]] = {}
 
@@ -81,17 +80,12 @@ class Layer:
         target = self._dialect(dialect)
         key = (spec.canonical(), target, role, pretty)
         if use_cache:
-            with self._lock:
-                hit = self._cache.get(key)
-                if hit is not None:
-                    self._cache.move_to_end(key)
-                    return hit
+            hit = self._cache.get(key)
+            if hit is not None:
+                return hit
         sql = self.compile_expression(spec, target, role).sql(dialect=target, pretty=pretty)
         if use_cache:
-            with self._lock:
-                self._cache[key] = sql
-                if len(self._cache) > self._cache_size:
-                    self._cache.popitem(last=False)
+            self._cache.put(key, sql)
         return sql
 
     def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> exp.Query:

@@ -7,12 +7,12 @@ page is fetched when more rows may exist, which is how `truncated` is known with
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
+
+from .lru import LruCache
 
 
 @dataclass(frozen=True)
@@ -58,9 +58,7 @@ class PagedSql:
     size: int
 
 
-_CACHE: OrderedDict[tuple, PagedSql] = OrderedDict()
-_LOCK = threading.Lock()
-_MAX = 1024
+_CACHE: LruCache[tuple, PagedSql] = LruCache(1024)
 
 
 def paged_sql(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 0, *, probe: bool = True) -> PagedSql:
@@ -74,16 +72,11 @@ def paged_sql(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 
     except (TypeError, ValueError):
         key = None  # not JSON: let the engine report it
     if key is not None:
-        with _LOCK:
-            hit = _CACHE.get(key)
-            if hit is not None:
-                _CACHE.move_to_end(key)
-                return hit
+        hit = _CACHE.get(key)
+        if hit is not None:
+            return hit
     page = paginate(layer.compile_expression(smq, layer.dialect, role), limit, offset, probe=probe)
     result = PagedSql(page.shown.sql(dialect=layer.dialect, pretty=True), page.run.sql(dialect=layer.dialect), page.size)
     if key is not None:
-        with _LOCK:
-            _CACHE[key] = result
-            if len(_CACHE) > _MAX:
-                _CACHE.popitem(last=False)
+        _CACHE.put(key, result)
     return result

@@ -1,8 +1,8 @@
 """`smq`: the command line. Thin: parse arguments, call the packages, print.
 
-Exit codes: 0 success; 1 an invalid layer (`validate`), failed model tests (`test`) or lint
-findings with --strict, or no answer (`ask`); 2 a bad query or bad arguments;
-3 a missing configuration (e.g. no model provider for `ask`); 4 an internal error.
+Exit codes: `ExitCode` (exit_codes.py) — 0 success; 1 an invalid layer (`validate`), failed model
+tests (`test`) or lint findings with --strict, or no answer (`ask`); 2 a bad query or bad arguments;
+3 a missing configuration (e.g. no model provider for `ask`); 4 an internal error; 130 interrupted.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Callable, Sequence
 from engine.errors import EngineError, InternalError
 
 from .commands import engine_commands, query_commands
+from .exit_codes import ExitCode
 
-EXIT_OK, EXIT_INVALID_LAYER, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 # each entry: a module-level `register(subparsers)` that sets `func` on its parser
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register, query_commands.register]
@@ -62,19 +62,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(_join_dash_values(sys.argv[1:] if argv is None else argv))
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except InternalError as err:
         print(f"smq: internal error (please report it): {err.message}", file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     except EngineError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `smq compile ... | head`
-        return EXIT_OK
+        return ExitCode.OK
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ policies) without parsing twice.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 
 import re
 from typing import cast
@@ -27,6 +25,7 @@ from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
 from engine.errors import Location
+from engine.lru import LruCache
 
 from .denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from .executors.errors import ReadOnlyViolation, SqlSyntaxError
@@ -234,9 +233,7 @@ def _unparseable(sql: str, dialect: str, error: Exception) -> ReadOnlyViolation 
     )
 
 
-_VERIFIED: OrderedDict[tuple[str, str], None] = OrderedDict()
-_VERIFIED_LOCK = threading.Lock()
-_VERIFIED_MAX = 2048
+_VERIFIED: LruCache[tuple[str, str], bool] = LruCache(2048)
 
 
 def ensure_read_only(sql: str, dialect: str) -> None:
@@ -246,12 +243,7 @@ def ensure_read_only(sql: str, dialect: str) -> None:
     of a small query's cost. Only passing verdicts are remembered, keyed by the exact text.
     """
     key = (sql, dialect)
-    with _VERIFIED_LOCK:
-        if key in _VERIFIED:
-            _VERIFIED.move_to_end(key)
-            return
+    if _VERIFIED.get(key):
+        return
     check_read_only(sql, dialect)
-    with _VERIFIED_LOCK:
-        _VERIFIED[key] = None
-        if len(_VERIFIED) > _VERIFIED_MAX:
-            _VERIFIED.popitem(last=False)
+    _VERIFIED.put(key, True)

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine import Layer
+from engine.lru import LruCache
 
 from .graph import adjacency, shortest_path
 from .terms import implied_terms, quoted_values, split_identifier, stem, terms
@@ -279,9 +278,7 @@ def _expr_words(expr: str) -> str:
 
 
 # -- the cache: one index per (database, layer version, role, values, embedder) ---------------------------
-_CACHE: OrderedDict[tuple, DirectiveIndex] = OrderedDict()
-_LOCK = threading.Lock()
-_CACHE_SIZE = 64
+_CACHE: LruCache[tuple, DirectiveIndex] = LruCache(64)
 
 
 def index_for(layer: Layer, role: str | None = None, *, executor: Any = None, embedder: Any = None,
@@ -292,24 +289,18 @@ def index_for(layer: Layer, role: str | None = None, *, executor: Any = None, em
     layer version: a question naming 'France' then finds the model whose column holds it.
     """
     key = (layer.name, layer.version, role, executor is not None, getattr(embedder, "name", None), repr(config))
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
+    hit = _CACHE.get(key)
+    if hit is not None:
+        return hit
     values = None
     if executor is not None:
         from .values import sample_values
 
         values = sample_values(layer, executor, role)
     built = DirectiveIndex(layer, role=role, values=values, embedder=embedder, config=config)
-    with _LOCK:
-        _CACHE[key] = built
-        while len(_CACHE) > _CACHE_SIZE:
-            _CACHE.popitem(last=False)
+    _CACHE.put(key, built)
     return built
 
 
 def clear_cache() -> None:
-    with _LOCK:
-        _CACHE.clear()
+    _CACHE.clear()

@@ -24,6 +24,7 @@ from ..loop import ANSWERED, ERROR, Hooks, run_agent
 from ..providers.base import Message, ModelResponse, Provider, ProviderError, ToolSpec
 from ..trace import to_markdown
 from .connections import Connections
+from .equivalence import scorer_equivalence
 from .layers import LayerStore
 from .manifest import TIMEOUT, InstanceRecord, Manifest, add_tokens
 from .outputs import clear_outputs, failure_note, oracle_note, write_answer, write_note
@@ -110,7 +111,7 @@ def _run_agent_instance(task: Task, backend: str, ctx: Context, cancel: threadin
         provider = _WatchedProvider(ctx.provider_factory(task))
         config = ctx.config.replace(run_timeout_s=max(deadline - ctx.clock(), 1.0))
         result = run_agent(layer, executor, provider, question, config,
-                           hooks=Hooks(cancel=cancel, sleep=ctx.sleep, rand=ctx.rand))
+                           hooks=Hooks(cancel=cancel, sleep=ctx.sleep, rand=ctx.rand), equivalent=scorer_equivalence())
         tokens = add_tokens(tokens, result.tokens)
         if result.status == ERROR and provider.failed_transiently and attempt <= ctx.spec.retries and not cancel.is_set():
             delay = ctx.backoff(attempt)

@@ -9,7 +9,6 @@ service's own dependency (`service.deps.get_database`): the same keys, databases
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +17,7 @@ from agent.guards import RunGuards, bare_sql, table_key
 from agent.providers.base import ToolCall, ToolSpec
 from agent.tools import TOOL_NAMES, Toolbox, tool_specs
 from engine.errors import EngineError, QueryError
+from engine.lru import LruCache
 
 from ..auth import Principal
 from ..deps import Database, ServiceState, executor_for, get_database, may_use
@@ -58,7 +58,7 @@ class ToolRunner:
         self.state = state
         self.default_db = default_db
         self.python_enabled = python_enabled
-        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._sessions: LruCache[str, _Session] = LruCache(MAX_SESSIONS)
         self._lock = threading.Lock()
 
     def databases_for(self, principal: Principal) -> list[str]:
@@ -78,12 +78,7 @@ class ToolRunner:
 
     def _guards(self, session: str, database: Database) -> RunGuards:
         with self._lock:
-            entry = self._sessions.get(session)
-            if entry is None:
-                entry = self._sessions[session] = _Session()
-                while len(self._sessions) > MAX_SESSIONS:
-                    self._sessions.popitem(last=False)
-            self._sessions.move_to_end(session)
+            entry = self._sessions.get_or_set(session, _Session)
             guards = entry.guards.get(database.name)
             if guards is None:
                 guards = entry.guards[database.name] = RunGuards(database.layer.dialect, database.layer.models,

@@ -18,7 +18,6 @@ import json
 import queue
 import threading
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Annotated, Any, Callable, Iterator
 
@@ -29,9 +28,11 @@ from pydantic import BaseModel, Field
 from agent import AgentConfig, AgentConfigError, AgentNotConfigured, Hooks, make_provider
 from agent.clarify import DeferredAnswerer
 from agent.config import MAX_PLANS
+from agent.eval.equivalence import scorer_equivalence
 from agent.loop import NEEDS_CLARIFICATION, Agent, AgentResult
 from agent.providers.base import Provider
 from agent.trace import Turn
+from engine.lru import LruCache
 
 from ..deps import Database, DatabaseDep, StateDep, executor_for
 from ..errors import error_items, problem
@@ -99,28 +100,25 @@ class PausedRuns:
 
     def __init__(self, ttl_s: float = PAUSED_TTL_S, cap: int = PAUSED_MAX, clock: Callable[[], float] = time.monotonic) -> None:
         self.ttl_s, self.cap, self.clock = ttl_s, cap, clock
-        self._runs: OrderedDict[str, _Paused] = OrderedDict()
+        self._runs: LruCache[str, _Paused] = LruCache(cap)
         self._lock = threading.Lock()
 
     def _expire(self) -> None:
         now = self.clock()
-        for key in [k for k, v in self._runs.items() if v.expires <= now]:
-            del self._runs[key]
+        self._runs.remove_if(lambda _, entry: entry.expires <= now)
 
     def put(self, run_id: str, entry: _Paused) -> None:
         """Keep a paused run for `ttl_s` from now (again from now when an answer left it waiting)."""
         with self._lock:
             self._expire()
             entry.expires = self.clock() + self.ttl_s
-            self._runs[run_id] = entry
-            while len(self._runs) > self.cap:
-                self._runs.popitem(last=False)
+            self._runs.put(run_id, entry)
 
     def take(self, run_id: str, database: Database) -> _Paused | None:
         """The run, removed (one resume at a time), if it exists, has not expired and belongs to this caller."""
         with self._lock:
             self._expire()
-            entry = self._runs.get(run_id)
+            entry = self._runs.peek(run_id)
             if entry is None or (entry.database, entry.principal, entry.role) != (database.name, database.principal.name, database.role):
                 return None
             return self._runs.pop(run_id)
@@ -195,7 +193,7 @@ def _keep_if_paused(request: Request, database: Database, agent: Agent, result: 
 def _agent(database: Database, executor: Any, provider: Provider, config: AgentConfig, hooks: Hooks | None = None) -> Agent:
     """The agent of one request; with clarification on, questions go back to the caller (the run pauses)."""
     return Agent(database.layer, executor, provider, config, role=database.role, hooks=hooks,
-                 answerer=DeferredAnswerer() if config.clarify else None)
+                 answerer=DeferredAnswerer() if config.clarify else None, equivalent=scorer_equivalence())
 
 
 @router.post("/{db}/ask", response_model=AskResponse, response_model_exclude_none=False,

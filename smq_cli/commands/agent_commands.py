@@ -21,9 +21,9 @@ from typing import Any
 
 from engine import Layer, load_layers
 
+from ..exit_codes import ExitCode
 from .engine_commands import add_models_dir, models_dir
 
-EXIT_OK, EXIT_NO_ANSWER, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 1, 2, 3
 SHOWN_ROWS = 50
 
 
@@ -109,6 +109,7 @@ def open_executor(layer: Layer) -> Any:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     from agent import AgentConfig, AgentConfigError, AgentNotConfigured, Hooks, make_provider, run_agent
+    from agent.eval.equivalence import scorer_equivalence
     from smq_db.executors import BackendUnavailable, ConfigError
 
     try:
@@ -119,30 +120,30 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                       **reasoning_overrides(args, clarify_default=True))
     except AgentConfigError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     layer = load_layers(models_dir(args))[args.db]  # unknown database: QueryError -> exit 2 in main
     layer.role(args.role)
     try:
         provider = make_provider(config)
     except AgentNotConfigured as err:
         print(f"smq: {err.message}", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     try:
         executor = open_executor(layer)
     except (BackendUnavailable, ConfigError, OSError) as err:
         print(f"smq: cannot open database '{layer.name}': {getattr(err, 'message', err)}", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     hooks = Hooks(on_turn=None if args.json else _progress)
     try:
         result = run_agent(layer, executor, provider, args.question, config, role=args.role, hooks=hooks,
-                           answerer=terminal_answerer() if config.clarify else None)
+                           answerer=terminal_answerer() if config.clarify else None, equivalent=scorer_equivalence())
     finally:
         executor.close()
     if args.json:
         print(json.dumps(result.to_json(), indent=2, default=str))
     else:
         _print_result(result)
-    return EXIT_OK if result.status == "answered" else EXIT_NO_ANSWER
+    return ExitCode.OK if result.status == "answered" else ExitCode.NO_ANSWER
 
 
 def _progress(turn: Any) -> None:

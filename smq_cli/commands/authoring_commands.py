@@ -16,7 +16,7 @@ from engine import LayerValidationError, default_models_dir, load_layers
 from engine.errors import LayerError, nearest
 from engine.layer.reader import display_path
 
-EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED, EXIT_INTERNAL = 0, 1, 2, 3, 4
+from ..exit_codes import ExitCode
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -69,7 +69,7 @@ def cmd_init(args: argparse.Namespace) -> int:
 
     if args.sample_rows is not None and args.sample_rows < 1:
         _err("--sample-rows must be at least 1")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     out = args.out or (args.models_dir or default_models_dir()) / args.db
     try:
         result = init_layer(args.url, args.db, out, sample_rows=args.sample_rows, read_values=not args.no_values,
@@ -77,28 +77,28 @@ def cmd_init(args: argparse.Namespace) -> int:
                             progress=lambda message: print(message, file=sys.stderr))
     except QueryFailed as err:
         _err(f"internal error (please report it): a query failed on the database: {err}")
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     except (UrlError, SourceError) as err:
         _err(str(err))
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     except BackendUnavailable as err:
         _err(str(err))
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     except MergeError as err:
         _err(str(err))
         for line in err.errors:
             print(line)
-        return EXIT_FAILED
+        return ExitCode.FAILED
     except ScaffoldError as err:
         _err(f"internal error (please report it): {err}")
         for line in err.errors:
             print(line, file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     except LayerError as err:  # the existing layer's YAML is broken
         _err(f"cannot merge with the existing layer: {err.formatted()}")
-        return EXIT_FAILED
+        return ExitCode.FAILED
     _print_init(result, args.db)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _print_init(result: Any, db: str) -> None:
@@ -140,13 +140,13 @@ def _layers(args: argparse.Namespace) -> tuple[Any, list[str]] | int:
         layers = load_layers(args.models_dir or default_models_dir())
     except LayerValidationError as err:
         _err(err.formatted())
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     names = sorted([*layers, *layers.errors])
     if args.db:
         if args.db not in names:
             hint = nearest(args.db, names, 1)
             _err(f"unknown database '{args.db}'" + (f"; did you mean '{hint[0]}'?" if hint else ""))
-            return EXIT_BAD_INPUT
+            return ExitCode.BAD_INPUT
         names = [args.db]
     return layers, names
 
@@ -197,7 +197,7 @@ def cmd_test(args: argparse.Namespace) -> int:
             executor, run = _runner(layer)
         except (ConfigError, BackendUnavailable, OSError, ValueError) as err:
             _err(f"{name}: cannot reach the database: {getattr(err, 'message', err)}")
-            return EXIT_NOT_CONFIGURED
+            return ExitCode.NOT_CONFIGURED
         try:
             ran_any = True
             print(f"{name}: {len(cases)} test(s)")
@@ -210,7 +210,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     if ran_any or outcomes:
         print(summary(outcomes) + (f", {problems} malformed test(s) or broken layer(s)" if problems else ""), file=sys.stderr)
     failed = any(not o.passed for o in outcomes) or problems
-    return EXIT_FAILED if failed else EXIT_OK
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def _folder_of(root: Path, name: str) -> Path:
@@ -234,12 +234,12 @@ def cmd_lint(args: argparse.Namespace) -> int:
     if args.rules:
         for rule, text in RULES.items():
             print(f"{rule}: {text}")
-        return EXIT_OK
+        return ExitCode.OK
     ignore = {r.strip() for r in args.ignore.split(",") if r.strip()}
     unknown = sorted(ignore - set(RULES))
     if unknown:
         _err(f"unknown lint rule '{unknown[0]}' (see smq lint --rules)")
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     found = _layers(args)
     if isinstance(found, int):
         return found
@@ -261,5 +261,5 @@ def cmd_lint(args: argparse.Namespace) -> int:
     print(f"{warnings} warning(s) in {len(names) - invalid} database(s)"
           + (f"; {invalid} database(s) do not validate" if invalid else ""), file=sys.stderr)
     if invalid:
-        return EXIT_FAILED
-    return EXIT_FAILED if args.strict and warnings else EXIT_OK
+        return ExitCode.FAILED
+    return ExitCode.FAILED if args.strict and warnings else ExitCode.OK

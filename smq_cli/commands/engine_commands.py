@@ -10,6 +10,8 @@ from pathlib import Path
 from engine import LayerValidationError, default_models_dir, load_layers
 from engine.errors import EngineError, InternalError, QueryError
 
+from ..exit_codes import ExitCode
+
 
 def add_models_dir(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models-dir", type=Path, default=None,
@@ -47,7 +49,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         layers = load_layers(models_dir(args))
     except LayerValidationError as err:
         print(err.formatted(), file=sys.stderr)
-        return 1
+        return ExitCode.INVALID_LAYER
     errors = layers.errors
     if args.db:
         if args.db not in layers and args.db not in errors:
@@ -62,12 +64,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if errors:
         total = sum(len(e.errors) for e in errors.values())
         print(f"{total} error(s) in {len(errors)} database(s)", file=sys.stderr)
-        return 1
+        return ExitCode.INVALID_LAYER
     for name in names:
         layer = layers[name]
         print(f"{name}: ok ({len(layer.models)} models, {len(layer.semantic.metrics)} metrics, {len(layer.semantic.joins)} joins)",
               file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def read_smq(text: str) -> object:
@@ -97,12 +99,12 @@ def cmd_compile(args: argparse.Namespace) -> int:
         raise  # main() reports it as a bug, exit code 4
     except EngineError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
-        return 2
+        return ExitCode.BAD_INPUT
     print(sql)
-    return 0
+    return ExitCode.OK
 
 
 def cmd_elements(args: argparse.Namespace) -> int:
     layer = load_layers(models_dir(args))[args.db]
     print(json.dumps(layer.elements(args.models or None, role=args.role), indent=2))
-    return 0
+    return ExitCode.OK

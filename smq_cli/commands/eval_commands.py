@@ -18,14 +18,14 @@ from typing import Any
 
 from agent.config import parse_tools
 
+from ..exit_codes import ExitCode
 from .agent_commands import add_reasoning_flags, reasoning_overrides
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="Spider 2.0 evaluation: run the agent on benchmark tasks, score the results")
     eval_sub = p.add_subparsers(dest="eval_command", metavar="ACTION")
-    p.set_defaults(func=lambda args: (p.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
+    p.set_defaults(func=lambda args: (p.print_help(sys.stderr), ExitCode.BAD_INPUT)[1])
     _register_run(eval_sub)
     _register_score(eval_sub)
 
@@ -92,7 +92,7 @@ def _register_score(eval_sub: argparse._SubParsersAction) -> None:
 
 def _missing(message: str) -> int:
     print(f"smq: {message}", file=sys.stderr)
-    return EXIT_NOT_CONFIGURED
+    return ExitCode.NOT_CONFIGURED
 
 
 def _env_path(name: str) -> Path | None:
@@ -153,16 +153,16 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
         summary = run_eval(spec, progress=NoProgress() if args.quiet else ProgressBar(sys.stderr))
     except (AgentNotConfigured, EvalNotConfigured) as err:
         print(f"smq: {err.message}", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     except (EvalInputError, AgentConfigError) as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     print(summary.text())
     if args.gold is not None:
         ids = [r.instance_id for r in summary.records] + summary.skipped
         return score_selected(spec.out_dir, args.gold, args.eval, ids)
     print(f"\nscore it: smq eval score --submission {spec.out_dir} --gold GOLD_DIR --eval EVAL.jsonl")
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def score_selected(out_dir: Path, gold: Path, eval_file: Path, instance_ids: list[str]) -> int:
@@ -184,11 +184,11 @@ def score_selected(out_dir: Path, gold: Path, eval_file: Path, instance_ids: lis
             report = score_submission(out_dir, gold, narrowed)
     except ScorerInputError as exc:
         print(f"smq: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     (out_dir / "score.json").write_text(json.dumps(report.to_dict(), indent=2) + "\n", encoding="utf-8")
     print()
     print(format_report(report))
     if absent:
         print(f"not in the eval file (not scored): {', '.join(absent)}")
     print(f"per-instance verdicts: {out_dir / 'score.json'}")
-    return EXIT_OK
+    return ExitCode.OK

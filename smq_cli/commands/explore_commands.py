@@ -15,9 +15,8 @@ from typing import Any, Iterator
 
 from engine import load_layers
 
+from ..exit_codes import ExitCode
 from .engine_commands import add_models_dir, models_dir
-
-EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -77,7 +76,7 @@ def cmd_directives(args: argparse.Namespace) -> int:
     except ImportError as exc:  # bm25s and its numpy come with the agent extra
         print(f"smq: directives need the agent extra ({exc.name or exc} is missing): pip install 'smq-semantic-layer[agent]'",
               file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
 
     layer = load_layers(models_dir(args))[args.db]
     layer.role(args.role)
@@ -89,7 +88,7 @@ def cmd_directives(args: argparse.Namespace) -> int:
             provider = make_provider(AgentConfig.from_env())
         except (AgentNotConfigured, AgentConfigError) as err:
             print(f"smq: --infer needs a model: {err.message}", file=sys.stderr)
-            return EXIT_NOT_CONFIGURED
+            return ExitCode.NOT_CONFIGURED
     if args.values:
         from .agent_commands import open_executor
 
@@ -98,7 +97,7 @@ def cmd_directives(args: argparse.Namespace) -> int:
         items = [(None, args.question)] if args.questions is None else list(_questions(args.questions))
     except (OSError, ValueError) as exc:
         print(f"smq: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     try:
         for ident, question in items:
             verdict = directives_for(layer, question, role=args.role, executor=executor, provider=provider)
@@ -109,7 +108,7 @@ def cmd_directives(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.close()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 # -- smq mcp ------------------------------------------------------------------------------------------
@@ -124,7 +123,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"smq: the MCP server needs the 'mcp' package and the service extras ({exc.name} is missing): "
               "pip install 'smq-semantic-layer[mcp]'", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     overrides = {"models_dir": args.models_dir, "api_keys_file": args.api_keys, "open_access": args.open or None,
                  "max_rows": args.max_rows, "query_timeout_s": args.query_timeout}
@@ -132,7 +131,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         state = build_state(Settings(**{k: v for k, v in overrides.items() if v is not None}))
     except ServiceConfigError as err:
         print(f"smq: cannot start the MCP server: {err.formatted()}", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     if args.db is not None:
         state.registry.entry(args.db)  # unknown database: exit 2 with suggestions (main)
     if args.transport == "stdio":
@@ -140,13 +139,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             principal = stdio_principal(state)
         except Unauthorized as err:
             print(f"smq: {err.message}", file=sys.stderr)
-            return EXIT_NOT_CONFIGURED
+            return ExitCode.NOT_CONFIGURED
         server = build_server(state, default_db=args.db, python_enabled=args.python, stdio_principal=principal)
         try:
             anyio.run(serve_stdio, server)
         finally:
             state.registry.close()
-        return EXIT_OK
+        return ExitCode.OK
     import uvicorn
 
     server = build_server(state, default_db=args.db, python_enabled=args.python)
@@ -155,7 +154,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         uvicorn.run(http_app(server, state, host=args.host), host=args.host, port=args.port, log_level="warning")
     finally:
         state.registry.close()
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except EngineError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
 
 
 if __name__ == "__main__":

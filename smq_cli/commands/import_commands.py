@@ -14,7 +14,8 @@ from pathlib import Path
 from engine import default_models_dir
 from engine.errors import LayerError
 
-EXIT_OK, EXIT_REFUSED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 4
+from ..exit_codes import ExitCode
+
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -39,7 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _no_tool(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
-    return EXIT_BAD_INPUT
+    return ExitCode.BAD_INPUT
 
 
 def cmd_import_dbt(args: argparse.Namespace) -> int:
@@ -53,15 +54,15 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
         for line in err.errors:
             print(line, file=sys.stderr)
         print(f"smq: {err}", file=sys.stderr)
-        return EXIT_REFUSED
+        return ExitCode.FAILED
     except ScaffoldError as err:
         for line in err.errors:
             print(line, file=sys.stderr)
         print(f"smq: internal error (please report it): {err}", file=sys.stderr)
-        return EXIT_INTERNAL
+        return ExitCode.INTERNAL
     except LayerError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+        return ExitCode.BAD_INPUT
     for refusal in result.refusals:
         print(f"{refusal.formatted()}", file=sys.stderr)
     for note in result.kept:
@@ -69,4 +70,4 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
     print(result.summary())
     if not result.layer or not result.layer.semantic.connection:
         print(f"smq: add a connection to {out / 'database.yml'} to run queries (smq query --db {args.db} ...)", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK

@@ -13,9 +13,9 @@ from typing import Any
 from engine import load_layers
 from engine.errors import QueryError
 
+from ..exit_codes import ExitCode
 from .engine_commands import add_models_dir, models_dir, read_smq
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
 MAX_ROWS = 100_000  # printed at most; a larger result says it was cut
 FORMATS = ("table", "csv", "json")
 
@@ -74,7 +74,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     layer = load_layers(models_dir(args))[args.db]
     if args.explain:
         print(layer.compile(smq, dialect=args.dialect, role=args.role))
-        return EXIT_OK
+        return ExitCode.OK
     if args.dialect:
         raise QueryError("--dialect only applies with --explain: a query runs in its database's own dialect",
                          code="bad_arguments")
@@ -83,18 +83,18 @@ def cmd_query(args: argparse.Namespace) -> int:
         executor = _open(layer)
     except (ConfigError, BackendUnavailable, OSError) as err:
         print(f"smq: {layer.name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED
+        return ExitCode.NOT_CONFIGURED
     try:
         result = executor.execute(sql, max_rows=MAX_ROWS, timeout_s=300)
     except ExecutionError as err:
         print(f"smq: {layer.name}: the database refused the query: {err.message}", file=sys.stderr)
-        return EXIT_NOT_CONFIGURED if isinstance(err, BackendUnavailable) else EXIT_BAD_INPUT
+        return ExitCode.NOT_CONFIGURED if isinstance(err, BackendUnavailable) else ExitCode.BAD_INPUT
     finally:
         executor.close()
     sys.stdout.write(render(result.columns, result.rows, args.format))
     if result.truncated:
         print(f"smq: only the first {MAX_ROWS:,} rows are shown; add a limit", file=sys.stderr)
-    return EXIT_OK
+    return ExitCode.OK
 
 
 def _open(layer: Any) -> Any:

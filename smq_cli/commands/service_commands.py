@@ -9,7 +9,10 @@ import os
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = 0, 2, 3
+from ..exit_codes import ExitCode
+
+# the names this module has always used (kept while other changes to it land), bound to the one enum
+EXIT_OK, EXIT_BAD_INPUT, EXIT_NOT_CONFIGURED = ExitCode.OK, ExitCode.BAD_INPUT, ExitCode.NOT_CONFIGURED
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -1,5 +1,9 @@
 """The embedded demo database "shop": a small web shop, generated deterministically.
 
+(Longer than our ~500-line rule on purpose: it is one story read top to bottom -- regions, nations,
+customers, suppliers, products, then orders drawing on all of them -- and about a third of it is the
+word lists and weights the rows are drawn from; split, each part would need the others to be read.)
+
 Everything here is pure Python (``random.Random`` with fixed seeds, no numpy, no network) and
 byte-for-byte reproducible: the same rows come out on every machine and every Python >= 3.11.
 The whole test suite compares the compiler's results across engines on this data, so the data is

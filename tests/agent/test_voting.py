@@ -15,7 +15,8 @@ from agent.loop import AgentResult
 from agent.providers.base import Message, ModelResponse
 from agent.providers.scripted import ScriptedProvider, call
 from agent.trace import Trace
-from agent.voting import Candidate, decide, scorer_equivalence
+from agent.eval.equivalence import scorer_equivalence
+from agent.voting import Candidate, decide, plain_equivalent
 from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
 
 COMPILE = call("convertSmqToSql", "Compile the top three.", smq=TOP_SMQ)
@@ -40,7 +41,8 @@ def per_plan(scripts: dict[int, list[Any]]) -> ScriptedProvider:
 
 def run(layer, executor, provider, tmp_path: Path, **config: Any) -> AgentResult:
     config.setdefault("profile", False)
-    return run_agent(layer, executor, provider, QUESTION, AgentConfig(trace_dir=tmp_path / "traces", **config))
+    return run_agent(layer, executor, provider, QUESTION, AgentConfig(trace_dir=tmp_path / "traces", **config),
+                     equivalent=scorer_equivalence())
 
 
 def test_two_of_three_agree_and_the_majority_wins(layer, executor, tmp_path, expected_top):
@@ -123,3 +125,19 @@ def test_without_rows_an_empty_answer_beats_no_answer():
     eq = scorer_equivalence()
     winner, vote = decide([candidate(1, [], [], status="gave_up"), candidate(2, [], ["n"])], eq)
     assert winner.plan == 2 and vote["groups"] == []
+
+
+def test_the_caller_decides_what_counts_as_the_same_answer(layer, executor, tmp_path):
+    """Voting groups by the equivalence its caller passes; without one, by the plain comparison of sorted rows."""
+    provider = per_plan({1: [COMPILE, BY_ORDERS], 2: [COMPILE, BY_CUSTOMERS]})
+    config = AgentConfig(trace_dir=None, profile=False, plans=2)
+    result = run_agent(layer, executor, provider, QUESTION, config, equivalent=lambda *_: True)
+    assert result.vote["groups"] == [[1, 2]]
+    provider = per_plan({1: [COMPILE, BY_ORDERS], 2: [COMPILE, BY_CUSTOMERS]})
+    assert run_agent(layer, executor, provider, QUESTION, config).vote["groups"] == [[1], [2]]
+
+
+def test_plain_equivalence_ignores_row_order_but_not_column_count():
+    assert plain_equivalent([["FR", 3], ["DE", 10.001]], ["c", "n"], [["DE", 10.0], ["FR", 3]], ["x", "y"])
+    assert not plain_equivalent([["DE", 10]], ["c", "n"], [["DE", 10, 1]], ["c", "n", "r"])
+    assert not plain_equivalent([], ["c"], [], ["c"])
