@@ -25,6 +25,7 @@ from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, Location, QueryError, nearest
 from smq_db.executors import check_read_only
+from smq_db.stats import column_stats_query, top_values_query
 
 from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key
@@ -272,11 +273,7 @@ class Explorer:
         ref = self.resolve(table)
         col = self._column(ref, column)
         k = _cap(limit, self.limits.values_default, self.limits.values_max)
-        count = exp.Count(this=exp.Star())
-        query = (exp.select(col.as_("value"), count.as_("count")).from_(ref.node()).group_by(col.copy())
-                 .order_by(exp.Ordered(this=exp.column("count"), desc=True), exp.Ordered(this=exp.column("value")))
-                 .limit(k + 1))
-        result = self._execute(self._as_role(query), k + 1)
+        result = self._execute(self._as_role(top_values_query(ref.node(), col, k + 1)), k + 1)
         self._seen(ref)
         return {"table": ref.name, "column": col.name, "values": [{"value": v, "count": n} for v, n in result.rows[:k]],
                 "more": len(result.rows) > k}
@@ -299,15 +296,13 @@ class Explorer:
     def profile_column(self, table: str, column: str) -> dict[str, Any]:
         ref = self.resolve(table)
         col = self._column(ref, column)
-        query = exp.select(exp.Count(this=exp.Star()).as_("row_count"), exp.Count(this=col.copy()).as_("non_null"),
-                           exp.Count(this=exp.Distinct(expressions=[col.copy()])).as_("distinct_count"),
-                           exp.Min(this=col.copy()).as_("min"), exp.Max(this=col.copy()).as_("max")).from_(ref.node())
-        result = self._execute(self._as_role(query), 1)
-        rows, non_null, distinct, low, high = result.rows[0]
+        query = column_stats_query(ref.node(), col.name)
+        stats = query.read(self._execute(self._as_role(query.tree()), 1).rows[0])
+        rows, found = stats.rows, stats.columns[col.name]
         top = self.get_col_values(table, column, self.limits.top_values)
         return {"table": ref.name, "column": col.name, "row_count": rows,
-                "null_share": round(1 - non_null / rows, 4) if rows else None, "distinct_count": distinct,
-                "min": low, "max": high, "top_values": top["values"]}
+                "null_share": round(1 - found.non_null / rows, 4) if rows else None, "distinct_count": found.distinct,
+                "min": found.low, "max": found.high, "top_values": top["values"]}
 
     # -- read_query, python ---------------------------------------------------------------------------
     def read_query(self, sql: str) -> dict[str, Any]:
