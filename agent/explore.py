@@ -7,7 +7,7 @@ goes through `engine.access.apply_role_to_sql` before the executor (row filters 
 subqueries; tables a row-filtered role may not read are refused), and the columns a role may see
 are the ones the database returns for `SELECT * FROM <table as the role sees it> LIMIT 0`, so
 hidden columns are absent everywhere (describe, values, rows, profiles). Catalog reads are the
-tool's own queries (agent/catalog.py), never the model's.
+tool's own queries (smq_db/catalog.py), never the model's.
 
 Mistakes (unknown table or column, bad arguments) raise `ToolError` with a message the model can
 act on; the agent turns it into `{"error": ...}`, REST into a 400 problem.
@@ -24,10 +24,10 @@ from sqlglot import exp
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, Location, QueryError, nearest
+from smq_db.catalog import Catalog, ColumnInfo, ForeignKey, TableRef
 from smq_db.executors import check_read_only
 from smq_db.stats import column_stats_query, top_values_query
 
-from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key
 from .providers.base import ToolSpec
 
@@ -205,8 +205,6 @@ class Explorer:
         except EngineError:
             columns = []
         if not columns:  # no catalog: names only
-            from .catalog import ColumnInfo
-
             columns = [ColumnInfo(c, None, None) for c in self.visible_columns(ref)]
         out: dict[str, Any] = {"table": ref.display(self._qualify(self._tables())),
                                "columns": [{"name": c.name, "type": c.type, "nullable": c.nullable,
