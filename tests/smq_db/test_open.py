@@ -56,7 +56,7 @@ def test_without_demo_a_missing_file_is_not_built(tmp_path: Path) -> None:
 
 def test_an_explicit_connection_replaces_the_layers_own(tmp_path: Path, demo_files: dict[str, Path]) -> None:
     layer = load_layer(_copy_shop(tmp_path, demo=None))
-    executor = open_for_layer(layer, connection={"backend": "duckdb", "path": str(demo_files["duckdb"])},
+    executor = open_for_layer(layer, connection={"backend": "sqlite", "path": str(demo_files["sqlite"])},
                               default_timeout_s=5)
     try:
         assert executor.execute("SELECT COUNT(*) FROM customers").rows[0][0] > 0

@@ -3,6 +3,7 @@ and checked against the same numbers counted in Python from the raw rows."""
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
@@ -15,9 +16,12 @@ from smq_db.stats import ColumnStatsQuery, column_stats_query, top_values_query
 
 
 @pytest.fixture(scope="module", params=["duckdb", "sqlite"])
-def executor(request: pytest.FixtureRequest, demo_files: dict[str, Path]) -> Iterator[Executor]:
+def executor(request: pytest.FixtureRequest, demo_files: dict[str, Path],
+             tmp_path_factory: pytest.TempPathFactory) -> Iterator[Executor]:
     backend = request.param
-    ex = create_executor({"backend": backend, "path": str(demo_files[backend])}, base_dir=Path.cwd())
+    # a copy: DuckDB refuses a second connection to a file another session fixture holds with other settings
+    path = shutil.copy(demo_files[backend], tmp_path_factory.mktemp("stats") / demo_files[backend].name)
+    ex = create_executor({"backend": backend, "path": str(path)}, base_dir=Path.cwd())
     yield ex
     ex.close()
 
