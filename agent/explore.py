@@ -25,7 +25,7 @@ from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, Location, QueryError, nearest
 from smq_db.catalog import Catalog, ColumnInfo, ForeignKey, TableRef
-from smq_db.executors import check_read_only
+from smq_db.executors import Executor, QueryResult, check_read_only
 from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import is_catalog, table_key
@@ -62,7 +62,7 @@ class ExploreLimits:
 class Explorer:
     """The tools bound to one database, executor and role; catalog reads are cached for its lifetime."""
 
-    def __init__(self, layer: Layer, executor: Any, *, role: str | None = None, limits: ExploreLimits | None = None,
+    def __init__(self, layer: Layer, executor: Executor, *, role: str | None = None, limits: ExploreLimits | None = None,
                  provider: Any = None, on_table: Callable[[exp.Table], None] | None = None) -> None:
         self.layer = layer
         self.executor = executor
@@ -339,7 +339,7 @@ class Explorer:
         """The query as the role may run it (filtered subqueries), or the role's refusal."""
         return apply_role_to_sql(tree, self.layer.semantic, self.layer.graph, self.role_obj)
 
-    def _execute(self, tree: exp.Expression, max_rows: int, raw: str | None = None) -> Any:
+    def _execute(self, tree: exp.Expression, max_rows: int, raw: str | None = None) -> QueryResult:
         sql = raw if raw is not None else tree.sql(dialect=self.layer.dialect)
         return self.executor.execute(sql, max_rows=max_rows, timeout_s=self.limits.timeout_s)
 

@@ -33,6 +33,7 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError
+from smq_db.executors import Executor
 from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import table_key
@@ -259,7 +260,7 @@ def literal_predicates(tree: exp.Expression) -> list[Predicate]:
 class Profiler:
     """Profiles for one run: queries go through the role, results are cached, warnings are not repeated."""
 
-    def __init__(self, layer: Layer, executor: Any, *, role: str | None = None, limits: ProfileLimits | None = None,
+    def __init__(self, layer: Layer, executor: Executor, *, role: str | None = None, limits: ProfileLimits | None = None,
                  timeout_s: float | None = None) -> None:
         self.layer = layer
         self.executor = executor

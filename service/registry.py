@@ -60,7 +60,7 @@ class _Slot:
     """An executor (or the error creating it) for one database's connection settings."""
 
     fingerprint: str
-    executor: Any = None
+    executor: Executor | None = None
     error: EngineError | None = None
     failed_at: float = 0.0
 
@@ -145,7 +145,7 @@ class Registry:
         return out
 
     # -- executors ----------------------------------------------------------------------------
-    def executor(self, layer: Layer) -> Any:
+    def executor(self, layer: Layer) -> Executor:
         """The executor of a layer's database, created on first use; raises BackendUnavailable/ConfigError.
 
         A failure is remembered for `backend_retry_s` so a dead backend is not hammered by every request.
@@ -239,7 +239,7 @@ def _create(layer: Layer, connection: dict[str, Any], timeout_s: float) -> Execu
     return open_for_layer(layer, connection=connection, default_timeout_s=timeout_s)
 
 
-def _close_quietly(executor: Any) -> None:
+def _close_quietly(executor: Executor) -> None:
     try:
         executor.close()
     except Exception:  # noqa: BLE001 - closing is best effort at shutdown/reload

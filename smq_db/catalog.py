@@ -207,7 +207,7 @@ class Catalog:
 
 
 @functools.lru_cache(maxsize=64)
-def _parsed(text: str, dialect: str) -> exp.Expression:
+def _parsed(text: str, dialect: str) -> exp.Expr:
     return sqlglot.parse_one(text, read=dialect)
 
 
@@ -220,8 +220,8 @@ def _table_function(name: str, table: str) -> exp.Table:
     return exp.Table(this=exp.Anonymous(this=name, expressions=[exp.Literal.string(table)]))
 
 
-def _in_table(table: TableRef, alias: str | None = None) -> exp.Expression:
-    cond: exp.Expression = exp.column("table_name", alias).eq(exp.Literal.string(table.name))
+def _in_table(table: TableRef, alias: str | None = None) -> exp.Expr:
+    cond: exp.Expr = exp.column("table_name", alias).eq(exp.Literal.string(table.name))
     if table.schema:
         cond = exp.and_(cond, exp.column("table_schema", alias).eq(exp.Literal.string(table.schema)))
     return cond

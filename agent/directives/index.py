@@ -21,7 +21,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from engine import Layer
 from .graph import adjacency, shortest_path
 from .terms import implied_terms, quoted_values, split_identifier, stem, terms
 from .terms import words as words_of
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 FIELDS = ("names", "elements", "descriptions", "values")
 
@@ -284,7 +287,7 @@ _LOCK = threading.Lock()
 _CACHE_SIZE = 64
 
 
-def index_for(layer: Layer, role: str | None = None, *, executor: Any = None, embedder: Any = None,
+def index_for(layer: Layer, role: str | None = None, *, executor: Executor | None = None, embedder: Any = None,
               config: DirectiveConfig | None = None) -> DirectiveIndex:
     """The index of a layer version for a role, built on first use and cached (LRU).
 

@@ -20,7 +20,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -36,6 +36,9 @@ from agent.trace import Turn
 from ..deps import Database, DatabaseDep, StateDep, executor_for
 from ..errors import error_items, problem
 from .schemas import Strict, problem_responses
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 router = APIRouter(prefix="/v1/databases", tags=["agent"], responses=problem_responses(400, 401, 403, 404, 422, 503))
 
@@ -192,7 +195,7 @@ def _keep_if_paused(request: Request, database: Database, agent: Agent, result: 
                                                                database.role))
 
 
-def _agent(database: Database, executor: Any, provider: Provider, config: AgentConfig, hooks: Hooks | None = None) -> Agent:
+def _agent(database: Database, executor: Executor, provider: Provider, config: AgentConfig, hooks: Hooks | None = None) -> Agent:
     """The agent of one request; with clarification on, questions go back to the caller (the run pauses)."""
     return Agent(database.layer, executor, provider, config, role=database.role, hooks=hooks,
                  answerer=DeferredAnswerer() if config.clarify else None)
