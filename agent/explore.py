@@ -7,7 +7,7 @@ goes through `engine.access.apply_role_to_sql` before the executor (row filters 
 subqueries; tables a row-filtered role may not read are refused), and the columns a role may see
 are the ones the database returns for `SELECT * FROM <table as the role sees it> LIMIT 0`, so
 hidden columns are absent everywhere (describe, values, rows, profiles). Catalog reads are the
-tool's own queries (agent/catalog.py), never the model's.
+tool's own queries (smq_db/catalog.py), never the model's.
 
 Mistakes (unknown table or column, bad arguments) raise `ToolError` with a message the model can
 act on; the agent turns it into `{"error": ...}`, REST into a 400 problem.
@@ -24,9 +24,10 @@ from sqlglot import exp
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, Location, QueryError, nearest
-from smq_db.executors import check_read_only
+from smq_db.catalog import Catalog, ColumnInfo, ForeignKey, TableRef
+from smq_db.executors import Executor, QueryResult, check_read_only
+from smq_db.stats import column_stats_query, top_values_query
 
-from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key
 from .providers.base import ToolSpec
 
@@ -61,7 +62,7 @@ class ExploreLimits:
 class Explorer:
     """The tools bound to one database, executor and role; catalog reads are cached for its lifetime."""
 
-    def __init__(self, layer: Layer, executor: Any, *, role: str | None = None, limits: ExploreLimits | None = None,
+    def __init__(self, layer: Layer, executor: Executor, *, role: str | None = None, limits: ExploreLimits | None = None,
                  provider: Any = None, on_table: Callable[[exp.Table], None] | None = None) -> None:
         self.layer = layer
         self.executor = executor
@@ -204,8 +205,6 @@ class Explorer:
         except EngineError:
             columns = []
         if not columns:  # no catalog: names only
-            from .catalog import ColumnInfo
-
             columns = [ColumnInfo(c, None, None) for c in self.visible_columns(ref)]
         out: dict[str, Any] = {"table": ref.display(self._qualify(self._tables())),
                                "columns": [{"name": c.name, "type": c.type, "nullable": c.nullable,
@@ -272,11 +271,7 @@ class Explorer:
         ref = self.resolve(table)
         col = self._column(ref, column)
         k = _cap(limit, self.limits.values_default, self.limits.values_max)
-        count = exp.Count(this=exp.Star())
-        query = (exp.select(col.as_("value"), count.as_("count")).from_(ref.node()).group_by(col.copy())
-                 .order_by(exp.Ordered(this=exp.column("count"), desc=True), exp.Ordered(this=exp.column("value")))
-                 .limit(k + 1))
-        result = self._execute(self._as_role(query), k + 1)
+        result = self._execute(self._as_role(top_values_query(ref.node(), col, k + 1)), k + 1)
         self._seen(ref)
         return {"table": ref.name, "column": col.name, "values": [{"value": v, "count": n} for v, n in result.rows[:k]],
                 "more": len(result.rows) > k}
@@ -299,15 +294,13 @@ class Explorer:
     def profile_column(self, table: str, column: str) -> dict[str, Any]:
         ref = self.resolve(table)
         col = self._column(ref, column)
-        query = exp.select(exp.Count(this=exp.Star()).as_("row_count"), exp.Count(this=col.copy()).as_("non_null"),
-                           exp.Count(this=exp.Distinct(expressions=[col.copy()])).as_("distinct_count"),
-                           exp.Min(this=col.copy()).as_("min"), exp.Max(this=col.copy()).as_("max")).from_(ref.node())
-        result = self._execute(self._as_role(query), 1)
-        rows, non_null, distinct, low, high = result.rows[0]
+        query = column_stats_query(ref.node(), col.name)
+        stats = query.read(self._execute(self._as_role(query.tree()), 1).rows[0])
+        rows, found = stats.rows, stats.columns[col.name]
         top = self.get_col_values(table, column, self.limits.top_values)
         return {"table": ref.name, "column": col.name, "row_count": rows,
-                "null_share": round(1 - non_null / rows, 4) if rows else None, "distinct_count": distinct,
-                "min": low, "max": high, "top_values": top["values"]}
+                "null_share": round(1 - found.non_null / rows, 4) if rows else None, "distinct_count": found.distinct,
+                "min": found.low, "max": found.high, "top_values": top["values"]}
 
     # -- read_query, python ---------------------------------------------------------------------------
     def read_query(self, sql: str) -> dict[str, Any]:
@@ -346,7 +339,7 @@ class Explorer:
         """The query as the role may run it (filtered subqueries), or the role's refusal."""
         return apply_role_to_sql(tree, self.layer.semantic, self.layer.graph, self.role_obj)
 
-    def _execute(self, tree: exp.Expression, max_rows: int, raw: str | None = None) -> Any:
+    def _execute(self, tree: exp.Expression, max_rows: int, raw: str | None = None) -> QueryResult:
         sql = raw if raw is not None else tree.sql(dialect=self.layer.dialect)
         return self.executor.execute(sql, max_rows=max_rows, timeout_s=self.limits.timeout_s)
 

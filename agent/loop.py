@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine import Layer
+from smq_db.executors import Executor
 
 import sqlglot
 
@@ -41,8 +42,8 @@ from .providers.base import Message, ModelResponse, Provider, ProviderError, Too
 from .repair import REPLAN, RepairState, replan_spec
 from .retry import RetryStats, call_with_retries
 from .tips import TipRetriever, render
-from .tools import EXECUTE, SqlExecutor, ToolOutcome, Toolbox, tool_specs
 from .result import ANSWERED, ERROR, GAVE_UP, NEEDS_CLARIFICATION, AgentResult
+from .tools import EXECUTE, ToolOutcome, Toolbox, tool_specs
 from .trace import Trace, Turn
 from .voting import Equivalent, plain_equivalent, run_plans
 
@@ -106,7 +107,7 @@ class Agent:
     sorted rows are compared (`voting.plain_equivalent`).
     """
 
-    def __init__(self, layer: Layer, executor: SqlExecutor, provider: Provider, config: AgentConfig, *,
+    def __init__(self, layer: Layer, executor: Executor, provider: Provider, config: AgentConfig, *,
                  role: str | None = None, hooks: Hooks | None = None, answerer: Any = None,
                  equivalent: Equivalent | None = None) -> None:
         self.layer = layer
@@ -390,7 +391,7 @@ def _tool_message(call: ToolCall, result: dict[str, Any]) -> Message:
     return Message("tool", tool_call_id=call.id, name=call.name, result=result)
 
 
-def run_agent(layer: Layer, executor: SqlExecutor, provider: Provider, question: str, config: AgentConfig | None = None, *,
+def run_agent(layer: Layer, executor: Executor, provider: Provider, question: str, config: AgentConfig | None = None, *,
               role: str | None = None, hooks: Hooks | None = None, answerer: Any = None,
               equivalent: Equivalent | None = None) -> AgentResult:
     """One question, one run (or `config.plans` voting attempts): the convenience every surface uses."""

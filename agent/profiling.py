@@ -33,6 +33,8 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError
+from smq_db.executors import Executor
+from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import table_key
 
@@ -258,7 +260,7 @@ def literal_predicates(tree: exp.Expression) -> list[Predicate]:
 class Profiler:
     """Profiles for one run: queries go through the role, results are cached, warnings are not repeated."""
 
-    def __init__(self, layer: Layer, executor: Any, *, role: str | None = None, limits: ProfileLimits | None = None,
+    def __init__(self, layer: Layer, executor: Executor, *, role: str | None = None, limits: ProfileLimits | None = None,
                  timeout_s: float | None = None) -> None:
         self.layer = layer
         self.executor = executor
@@ -328,15 +330,13 @@ class Profiler:
     def _profile(self, use: ColumnUse) -> ColumnProfile | None:
         if use.key in self._profiles:
             return self._profiles[use.key]
-        col = exp.column(use.column, quoted=True)
-        query = exp.select(exp.Count(this=exp.Star()), exp.Count(this=col.copy()),
-                           exp.Count(this=exp.Distinct(expressions=[col.copy()])), exp.Min(this=col.copy()),
-                           exp.Max(this=col.copy())).from_(use.table.copy())
-        rows = self._run(query)
+        query = column_stats_query(use.table, use.column)
+        rows = self._run(query.tree())
         profile = None
         if rows:
-            n, non_null, distinct, low, high = rows[0]
-            profile = ColumnProfile(use.label(self.dialect), int(n or 0), int(non_null or 0), int(distinct or 0), low, high)
+            stats = query.read(rows[0])
+            col = stats.columns[use.column]
+            profile = ColumnProfile(use.label(self.dialect), stats.rows or 0, col.non_null, col.distinct, col.low, col.high)
         self._profiles[use.key] = profile
         return profile
 
@@ -380,15 +380,13 @@ class Profiler:
         """The subject's most frequent values containing the literal's words (case-insensitive), else its top values."""
         words = [w for lit in pred.literals for w in re.findall(r"\w{3,}", str(lit.this).lower())][:3]
         text = exp.Lower(this=exp.Cast(this=subject.copy(), to=exp.DataType.build("text")))
-        base = exp.select(subject.copy().as_("v"), exp.Count(this=exp.Star()).as_("n")).from_(pred.table.copy())
-        query = base.copy()
-        if words:
-            query = query.where(exp.or_(*[exp.Like(this=text.copy(), expression=exp.Literal.string(f"%{w}%")) for w in words]))
-        order = exp.Ordered(this=exp.column("n"), desc=True)
         limit = self.limits.suggestions
-        rows = self._run(query.group_by(exp.Literal.number(1)).order_by(order).limit(limit), limit) if words else None
+        rows = None
+        if words:
+            alike = exp.or_(*[exp.Like(this=text.copy(), expression=exp.Literal.string(f"%{w}%")) for w in words])
+            rows = self._run(top_values_query(pred.table, subject, limit, where=alike), limit)
         if not rows:
-            rows = self._run(base.group_by(exp.Literal.number(1)).order_by(order.copy()).limit(limit), limit)
+            rows = self._run(top_values_query(pred.table, subject, limit), limit)
             if rows:
                 return "none; its most frequent values are " + ", ".join(f"{_plain(v)!r} ({n})" for v, n in rows)
         return ", ".join(f"{_plain(v)!r} ({n})" for v, n in rows or [])

@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, Sequence
+from typing import Any, Literal, Sequence
 
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.errors import EngineError, InternalError
-from smq_db.executors import BackendUnavailable, QueryResult, ReadOnlyViolation
+from smq_db.executors import BackendUnavailable, Executor, QueryResult, ReadOnlyViolation
 from engine.paging import paginate
 
 from .guards import GuardRefusal, RunGuards
@@ -37,10 +37,6 @@ MAX_WARNINGS = 5  # profile warnings per compile result
 # broken; failed: the database rejected the final SQL (a repair); answered: the run is over; fatal: stop;
 # rejected: the final SQL ran but its result looks wrong (two-tier repair); paused: waiting for the user.
 Outcome = Literal["ok", "error", "refused", "failed", "answered", "fatal", "rejected", "paused"]
-
-
-class SqlExecutor(Protocol):
-    def execute(self, sql: str, *, max_rows: int = ..., timeout_s: float = ...) -> QueryResult: ...
 
 
 def tool_specs(extra: Sequence[str] = ()) -> list[ToolSpec]:
@@ -98,7 +94,7 @@ def error_text(err: EngineError) -> str:
 class Toolbox:
     """The tools bound to one database, one executor, one role and one run's guards."""
 
-    def __init__(self, layer: Layer, executor: SqlExecutor, guards: RunGuards, *, role: str | None = None,
+    def __init__(self, layer: Layer, executor: Executor, guards: RunGuards, *, role: str | None = None,
                  max_rows: int = 1000, preview_rows: int = 5, query_timeout_s: float = 30.0,
                  extra_tools: Sequence[str] = (), tips: TipRetriever | None = None,
                  profiler: Profiler | None = None) -> None:

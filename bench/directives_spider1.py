@@ -163,12 +163,12 @@ def cap_for(n: int, config: DirectiveConfig) -> int:
 def sample_values(layer: Layer) -> dict[str, list[str]]:
     """Known values through the service's own path: agent.directives.values over the SQLite executor."""
     from agent.directives.values import sample_values as sample
-    from smq_db.executors import create_executor
+    from smq_db.open import open_for_layer
 
     path = Path(layer.semantic.connection["path"])
     if not path.is_file():
         return {}  # wta_1 ships only its .sql dump
-    executor = create_executor(dict(layer.semantic.connection), base_dir=path.parent, dialect="sqlite")
+    executor = open_for_layer(layer)  # the path is absolute (spider_layer resolves it)
     try:
         return sample(layer, executor)
     finally:

@@ -98,7 +98,7 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
                 query = query.join(exp.Join(this=target, on=on, kind="INNER"), copy=False)
                 parent = alias
             refs = dict(f.refs)
-            conditions.append(exp.Paren(this=substitute(f.node, lambda ref_name, parent=parent, refs=refs: wrap(
+            conditions.append(exp.Paren(this=substitute(f.node, lambda ref_name, parent=parent, refs=refs: wrap(  # type: ignore[misc]
                 qualify(refs[ref_name].dimension.node, parent)))))
         if conditions:
             query = query.where(*conditions, copy=False)

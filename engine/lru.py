@@ -45,7 +45,7 @@ class LruCache(Generic[K, V]):
     def get(self, key: K, default: object = None) -> object:
         """The value (now the most recently used), or `default`."""
         with self._lock:
-            value = self._data.get(key, _MISSING)  # type: ignore[arg-type]
+            value = self._data.get(key, _MISSING)
             if value is _MISSING:
                 return default
             self._data.move_to_end(key)
@@ -66,7 +66,7 @@ class LruCache(Generic[K, V]):
     def get_or_set(self, key: K, factory: Callable[[], V]) -> V:
         """The value, or `factory()` stored under the lock (for cheap values that must be built once)."""
         with self._lock:
-            value = self._data.get(key, _MISSING)  # type: ignore[arg-type]
+            value = self._data.get(key, _MISSING)
             if value is _MISSING:
                 value = self._data[key] = factory()
                 self._evict()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -24,6 +24,9 @@ from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError
 from .registry import Entry, Registry, ReloadReport
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 log = logging.getLogger("smq.service")
 
@@ -147,6 +150,6 @@ async def get_database(db: Annotated[str, Path(description="database name, as in
 DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
-def executor_for(state: ServiceState, database: Database) -> Any:
+def executor_for(state: ServiceState, database: Database) -> Executor:
     """The executor of a database (503 problems come from BackendUnavailable / ConfigError)."""
     return state.registry.executor(database.layer)

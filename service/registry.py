@@ -17,12 +17,15 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Layer, LayerValidationError, load_layers
 from engine.errors import EngineError, QueryError, nearest
 
 from .errors import ServiceError
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 log = logging.getLogger("smq.service")
 
@@ -57,7 +60,7 @@ class _Slot:
     """An executor (or the error creating it) for one database's connection settings."""
 
     fingerprint: str
-    executor: Any = None
+    executor: Executor | None = None
     error: EngineError | None = None
     failed_at: float = 0.0
 
@@ -142,7 +145,7 @@ class Registry:
         return out
 
     # -- executors ----------------------------------------------------------------------------
-    def executor(self, layer: Layer) -> Any:
+    def executor(self, layer: Layer) -> Executor:
         """The executor of a layer's database, created on first use; raises BackendUnavailable/ConfigError.
 
         A failure is remembered for `backend_retry_s` so a dead backend is not hammered by every request.
@@ -208,7 +211,9 @@ class Registry:
         for entry in self.entries():
             if entry.layer is not None:
                 try:
-                    _ensure_demo(entry.layer)
+                    from smq_db.open import ensure_demo_for
+
+                    ensure_demo_for(entry.layer)
                 except Exception as exc:  # noqa: BLE001 - the worker reports it on first use (503)
                     log.warning("demo database of '%s' not built: %s", entry.name, exc)
 
@@ -228,27 +233,13 @@ class Registry:
                 _close_quietly(slot.executor)
 
 
-def _create(layer: Layer, connection: dict[str, Any], timeout_s: float) -> Any:
-    from smq_db.executors import create_executor  # the executors package pulls in the drivers
+def _create(layer: Layer, connection: dict[str, Any], timeout_s: float) -> Executor:
+    from smq_db.open import open_for_layer  # the executors package pulls in the drivers
 
-    _ensure_demo(layer)
-    return create_executor(connection, base_dir=layer.semantic.directory, dialect=layer.dialect, default_timeout_s=timeout_s)
-
-
-def _ensure_demo(layer: Layer) -> None:
-    """Build the demo database file on first use (a fresh clone has none)."""
-    if not layer.semantic.connection.get("demo"):
-        return
-    from smq_db.demo.build import ensure_demo
-    from smq_db.executors.errors import BackendUnavailable
-
-    try:
-        ensure_demo(layer.semantic.directory)
-    except (OSError, ValueError) as exc:
-        raise BackendUnavailable(f"cannot build the demo database of '{layer.name}': {exc}") from None
+    return open_for_layer(layer, connection=connection, default_timeout_s=timeout_s)
 
 
-def _close_quietly(executor: Any) -> None:
+def _close_quietly(executor: Executor) -> None:
     try:
         executor.close()
     except Exception:  # noqa: BLE001 - closing is best effort at shutdown/reload

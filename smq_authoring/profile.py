@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 from sqlglot import exp
 
+from smq_db.stats import ColumnStatsQuery, top_values_query
+
 from .catalog import Table, refine_kind
 from .introspect import Source
 from .names import ID_SUFFIXES, base_tokens, singular, singular_tokens, tokens
@@ -57,19 +59,14 @@ def profile_table(source: Source, table: Table, *, sample_rows: int | None = Non
     for start in range(0, len(comparable), STATS_CHUNK):
         chunk = comparable[start:start + STATS_CHUNK]
         ordered = [c for c in chunk if c.kind in ("string", "number", "date", "timestamp", "time") or source.dialect == "sqlite"]
-        projections: list[exp.Expression] = []
-        for c in chunk:
-            projections += [exp.Count(this=_col(c.name)), exp.Count(this=exp.Distinct(expressions=[_col(c.name)]))]
-        for c in ordered:
-            projections += [exp.Min(this=_col(c.name)), exp.Max(this=_col(c.name))]
-        row = source.query(exp.select(*projections).from_(base.copy()))[0]
+        query = ColumnStatsQuery(base, tuple(c.name for c in chunk), tuple(c.name for c in ordered), count_rows=False)
+        stats = query.read(source.query(query.tree())[0]).columns
         profiled_rows = min(table.row_count, sample_rows) if table.sampled and sample_rows else table.row_count
-        for j, c in enumerate(chunk):
-            c.non_null, c.distinct = int(row[2 * j] or 0), int(row[2 * j + 1] or 0)
+        for c in chunk:
+            c.non_null, c.distinct = stats[c.name].non_null, stats[c.name].distinct
             c.has_nulls = c.non_null < profiled_rows
-        offset = 2 * len(chunk)
-        for j, c in enumerate(ordered):
-            c.minimum, c.maximum = row[offset + 2 * j], row[offset + 2 * j + 1]
+        for c in ordered:
+            c.minimum, c.maximum = stats[c.name].low, stats[c.name].high
             c.samples += [c.minimum, c.maximum]
     for col in table.columns:
         refine_kind(col, source.dialect)
@@ -79,11 +76,7 @@ def profile_table(source: Source, table: Table, *, sample_rows: int | None = Non
 
 def low_cardinality_values(source: Source, base: exp.Expression, column: str) -> list[tuple[Any, int]]:
     """The column's values with their row counts, most frequent first (ties by value)."""
-    count = exp.Count(this=exp.Star())
-    query = (exp.select(_col(column), count.copy().as_("n")).from_(base.copy())
-             .where(exp.Not(this=exp.Is(this=_col(column), expression=exp.Null())))
-             .group_by(_col(column)).order_by(exp.Ordered(this=count.copy(), desc=True), exp.Ordered(this=_col(column)))
-             .limit(LOW_CARDINALITY + 1))
+    query = top_values_query(base, _col(column), LOW_CARDINALITY + 1, skip_nulls=True)
     return [(r[0], int(r[1])) for r in source.query(query)]
 
 

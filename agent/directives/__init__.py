@@ -12,18 +12,21 @@ column names it infers (terms.py).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Layer
 
 from .index import DirectiveConfig, Directive, DirectiveIndex, Directives, clear_cache, index_for
 from .terms import inferred_terms, split_identifier, terms
 
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
+
 __all__ = ["Directive", "DirectiveConfig", "DirectiveIndex", "Directives", "clear_cache", "directives_for", "index_for",
            "inferred_terms", "split_identifier", "terms"]
 
 
-def directives_for(layer: Layer, question: str, *, role: str | None = None, executor: Any = None, provider: Any = None,
+def directives_for(layer: Layer, question: str, *, role: str | None = None, executor: Executor | None = None, provider: Any = None,
                    embedder: Any = None, config: DirectiveConfig | None = None) -> Directives:
     """The directives for one question: cached index, question terms, and (with `provider`) inferred columns.
 

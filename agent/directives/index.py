@@ -19,7 +19,7 @@ import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from engine.lru import LruCache
 from .graph import adjacency, shortest_path
 from .terms import implied_terms, quoted_values, split_identifier, stem, terms
 from .terms import words as words_of
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 FIELDS = ("names", "elements", "descriptions", "values")
 
@@ -281,7 +284,7 @@ def _expr_words(expr: str) -> str:
 _CACHE: LruCache[tuple, DirectiveIndex] = LruCache(64)
 
 
-def index_for(layer: Layer, role: str | None = None, *, executor: Any = None, embedder: Any = None,
+def index_for(layer: Layer, role: str | None = None, *, executor: Executor | None = None, embedder: Any = None,
               config: DirectiveConfig | None = None) -> DirectiveIndex:
     """The index of a layer version for a role, built on first use and cached (LRU).
 

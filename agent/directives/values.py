@@ -9,12 +9,15 @@ sqlglot-built queries, a small row cap and a short timeout, once per layer versi
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from engine import Layer
 from engine.errors import EngineError
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 log = logging.getLogger("smq.agent")
 
@@ -23,7 +26,7 @@ MAX_COLUMNS = 400  # a huge layer samples its first columns only: building must 
 TIMEOUT_S = 5.0
 
 
-def sample_values(layer: Layer, executor: Any, role: str | None = None, *, per_column: int = PER_COLUMN,
+def sample_values(layer: Layer, executor: Executor, role: str | None = None, *, per_column: int = PER_COLUMN,
                   max_columns: int = MAX_COLUMNS) -> dict[str, list[str]]:
     """Model -> sampled text values of its visible string dimensions (failures are skipped, logged)."""
     role_obj = layer.role(role)

@@ -28,6 +28,7 @@ import yaml
 
 from engine import Layer
 from smq_db.executors import Executor, create_executor
+from smq_db.open import open_for_layer
 
 from .tasks import EvalInputError, Task
 
@@ -70,6 +71,7 @@ class Target:
     connection: dict[str, Any]
     base_dir: Path
     dialect: str
+    layer: Layer | None = field(default=None, compare=False)  # the layer's own connection: opened as the service does
 
     def key(self) -> str:
         return json.dumps([self.backend, self.connection, str(self.base_dir), self.dialect], sort_keys=True, default=str)
@@ -116,7 +118,7 @@ class Connections:
             base = Path(settings.pop("_base_dir", "."))
             return Target(BIGQUERY, settings, base, dialect)
         if layer is not None and _layer_backend(layer) == backend:
-            return Target(backend, dict(layer.semantic.connection), Path(layer.semantic.directory), dialect)
+            return Target(backend, dict(layer.semantic.connection), Path(layer.semantic.directory), dialect, layer)
         raise EvalInputError(f"no {backend} connection for {task.instance_id}: {HOW_TO[backend]}")
 
     def executor(self, target: Target) -> Executor:
@@ -125,7 +127,10 @@ class Connections:
         with self._lock:
             found = self._executors.get(key)
             if found is None:
-                found = create_executor(target.connection, base_dir=target.base_dir, dialect=target.dialect)
+                if target.layer is not None:  # builds the demo database first, like the service
+                    found = open_for_layer(target.layer, connection=target.connection)
+                else:
+                    found = create_executor(target.connection, base_dir=target.base_dir, dialect=target.dialect)
                 self._executors[key] = found
             return found
 

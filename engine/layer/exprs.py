@@ -7,6 +7,7 @@ faster than a full parse, which keeps a 1,000-model layer loading in well under 
 from __future__ import annotations
 
 import re
+from typing import cast
 from functools import lru_cache
 
 import sqlglot
@@ -57,7 +58,7 @@ def parse_expression(text: str, dialect: str) -> exp.Expression:
         raise ExprError(_parse_message(exc), _parse_column(exc)) from None
     if len(parsed) != 1:
         raise ExprError("expected one SQL expression, not several statements")
-    node = parsed[0]
+    node = cast("exp.Expression | None", parsed[0])  # every parsed node is an Expression
     if node is None:
         raise ExprError("expected a SQL expression")
     if isinstance(node, exp.Alias):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import networkx as nx
 from sqlglot import exp
 
-from ..errors import ErrorCollector, LayerError, nearest
+from ..errors import ErrorCollector, LayerError, Location, nearest
 from .joins import FLIP
-from .model import GRAINS, SemanticLayer, column_name
+from .model import GRAINS, Dimension, SemanticLayer, column_name
 
 
 def element_names(layer: SemanticLayer) -> dict[str, str]:
@@ -84,7 +84,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                     graph.add_edge(metric.name, ref)
                 elif elements.get(ref) != "measure":
                     unknown(ref, "input", measures + list(layer.metrics))
-            for node in metric.expr_node.find_all(exp.Subquery, exp.Select):
+            for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
         if metric.type == "derived" and metric.expr_node is not None:
@@ -116,7 +116,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
 
 
-def _allowed(node: exp.Expression, text: str, field: str, what: str, loc, errors: ErrorCollector) -> None:
+def _allowed(node: exp.Expression, text: str, field: str, what: str, loc: Location, errors: ErrorCollector) -> None:
     from ..errors import QueryError
     from ..smq.filters import check_allowed
 
@@ -126,7 +126,7 @@ def _allowed(node: exp.Expression, text: str, field: str, what: str, loc, errors
         errors.add(f"{field}: {err.message}", loc, code="invalid_expression")
 
 
-def _dimension(layer: SemanticLayer, name: str):
+def _dimension(layer: SemanticLayer, name: str) -> Dimension | None:
     model, _, elem = name.partition("__")
     m = layer.models.get(model)
     return m.dimensions.get(elem) if m else None

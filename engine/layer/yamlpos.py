@@ -16,7 +16,7 @@ import yaml
 from ..errors import LayerError, Location
 
 try:  # the C loader is ~10x faster; fall back when libyaml is absent
-    _Loader = yaml.CSafeLoader
+    _Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the platform's wheel
     _Loader = yaml.SafeLoader
 
@@ -84,9 +84,9 @@ def _scalar(node: yaml.Node, scalars: yaml.constructor.SafeConstructor) -> Any:
     if tag == _BOOL:
         return node.value.lower() in ("yes", "true", "on")
     if tag == _INT:
-        return scalars.construct_yaml_int(node)
+        return scalars.construct_yaml_int(node)  # type: ignore[arg-type]  # a scalar node here
     if tag == _FLOAT:
-        return scalars.construct_yaml_float(node)
+        return scalars.construct_yaml_float(node)  # type: ignore[arg-type]
     return scalars.construct_object(node, deep=True)  # dates, binary...
 
 

@@ -113,7 +113,7 @@ class Planner:
         for f in filters:
             if f.kind == "having":
                 refs = dict(f.refs)
-                having.append(substitute(f.node, lambda name, f=f, refs=refs: wrap(self.expand(refs[name], f.field))))  # type: ignore[arg-type]
+                having.append(substitute(f.node, lambda name, f=f, refs=refs: wrap(self.expand(refs[name], f.field))))  # type: ignore[misc]
         names = [o.name for o in outputs]
         order = []
         for key in smq.order_by:

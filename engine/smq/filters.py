@@ -8,7 +8,7 @@ offending piece named. Dimension filters become WHERE, measure/metric filters HA
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, cast
 
 import sqlglot
 from sqlglot import exp
@@ -112,7 +112,7 @@ def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Fil
     statements = [s for s in statements if s is not None]
     if len(statements) != 1:
         raise QueryError(f"filter '{text}': write one boolean expression (no ';')", code="invalid_filter", location=Location(field=field))
-    node = statements[0]
+    node = cast(exp.Expression, statements[0])  # every parsed node is an Expression
     check_allowed(node, text, field)
     if not isinstance(node.unnest() if isinstance(node, exp.Paren) else node, (*PREDICATES, exp.Column, exp.Dot)):
         raise QueryError(f"filter '{text}' is not a condition; write a comparison such as `Model__element = 'value'`",

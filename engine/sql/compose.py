@@ -47,11 +47,11 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
             owner = {a.id: g.id for g in groups for a in g.aggregates}
             for group in groups:
                 own = {a.id for a in group.aggregates}
-                projection = [col(k) for k in keys]
+                projection: list[exp.Expr] = [col(k) for k in keys]
                 projection += [col(a) if a in own else exp.alias_(typed_null(owner[a], a, renderer.dialect), a, quoted=True)
                                for a in agg_ids]
                 branches.append(exp.Select(expressions=projection).from_(ident(group.id)))
-            stacked = branches[0]
+            stacked: exp.Query = branches[0]
             for branch in branches[1:]:
                 stacked = exp.union(stacked, branch, distinct=False)
             merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True) for a in agg_ids])

@@ -27,7 +27,7 @@ def _lit(value: str) -> exp.Literal:
     return exp.Literal.string(value)
 
 
-def _num(value: int) -> exp.Literal:
+def _num(value: int) -> exp.Expression:  # a negative number is Neg(Literal)
     return exp.Literal.number(value)
 
 
@@ -79,8 +79,8 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
     if dialect == "snowflake" and grain == "week":
         # DATE_TRUNC('WEEK') follows the WEEK_START session parameter; ISO day numbers do not
         day = exp.Cast(this=value, to=_type("DATE"))
-        back = exp.Sub(this=_f("DAYOFWEEKISO", day), expression=_num(1))
-        return exp.Cast(this=_f("DATEADD", exp.var("DAY"), exp.Neg(this=exp.Paren(this=back)), day), to=_type("DATE"))
+        shift = exp.Sub(this=_f("DAYOFWEEKISO", day), expression=_num(1))
+        return exp.Cast(this=_f("DATEADD", exp.var("DAY"), exp.Neg(this=exp.Paren(this=shift)), day), to=_type("DATE"))
     # postgres, duckdb, trino, snowflake: DATE_TRUNC('unit', x), cast back to DATE (it returns a timestamp for timestamps)
     return exp.Cast(this=_f("DATE_TRUNC", _lit(grain), value), to=_type("DATE"))
 

@@ -11,7 +11,7 @@ Shapes, from simplest to most general:
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable, cast
 
 from sqlglot import exp
 
@@ -20,6 +20,9 @@ from ..layer.model import GRAINS, Model, SemanticLayer
 from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
 from .dialects import add_interval, date_literal, to_date, truncate
+
+if TYPE_CHECKING:
+    from ..plan.nodes import Aggregate, FactGroup
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
@@ -111,13 +114,13 @@ class Renderer:
         refs = dict(f.refs)
         node = self.type_date_literals(f.node, refs)
 
-        return substitute(node, lambda name: wrap(render_ref(refs[name])))
+        return substitute(node, lambda name: wrap(render_ref(cast(DimRef, refs[name]))))  # a row filter names dimensions only
 
     def type_date_literals(self, node: exp.Expression, refs: dict) -> exp.Expression:
         """'2024-01-01' compared with a date dimension becomes a typed literal where engines need it."""
         from ..layer.model import column_name
 
-        def time_type(n: exp.Expression) -> str | None:
+        def time_type(n: exp.Expression | None) -> str | None:
             if isinstance(n, (exp.Column, exp.Dot)):
                 ref = refs.get(column_name(n))
                 if isinstance(ref, DimRef) and ref.dimension.is_time:
@@ -151,13 +154,14 @@ class Renderer:
 
         return node.copy().transform(fix, copy=False)
 
-    def measure_input(self, agg, alias: str, render_ref: Callable[[DimRef], exp.Expression] | None = None) -> exp.Expression:
+    def measure_input(self, agg: Aggregate, alias: str, render_ref: Callable[[DimRef], exp.Expression] | None = None) -> exp.Expression:
         """The row-level value an aggregate reads; NULL where its metric's own filters do not hold."""
         measure = agg.measure
         value = qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
         if not agg.conditions:
             return value
-        condition = exp.and_(*[self.filter_expr(f, render_ref) for f in agg.conditions])
+        render = cast(Callable[[DimRef], exp.Expression], render_ref)  # conditions name dimensions: callers pass it
+        condition = exp.and_(*[self.filter_expr(f, render) for f in agg.conditions])
         return exp.Case(ifs=[exp.If(this=condition, true=value)])
 
     @staticmethod
@@ -166,10 +170,12 @@ class Renderer:
             return exp.Count(this=exp.Star())
         if agg == "count_distinct":
             return exp.Count(this=exp.Distinct(expressions=[value]))
-        return {"sum": exp.Sum, "count": exp.Count, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg](this=value)
+        func = {"sum": exp.Sum, "count": exp.Count, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg]
+        return cast(exp.Expression, func(this=value))
 
     # -- one aggregation -------------------------------------------------------------------
-    def group_parts(self, group, keys: tuple[DimRef, ...], where: tuple[Filter, ...]):
+    def group_parts(self, group: FactGroup, keys: tuple[DimRef, ...],
+                    where: tuple[Filter, ...]) -> tuple[exp.Select, list[exp.Expression], dict[str, exp.Expression]]:
         """(FROM/WHERE select without projection, key expressions, aggregate expressions)."""
         model = self.layer.models[group.model]
         paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
@@ -194,11 +200,11 @@ class Renderer:
         projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
         inner = query.select(*projection, copy=False).distinct(copy=False)
         outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
-        keys_out = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
+        keys_out: list[exp.Expression] = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
         aggs = {a.id: self.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.aggregates}
         return outer, keys_out, aggs
 
-    def group_cte(self, group, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
+    def group_cte(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
         query, key_exprs, aggs = self.group_parts(group, keys, where)
         projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
         projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
@@ -208,9 +214,10 @@ class Renderer:
         return query
 
     # -- cumulative ------------------------------------------------------------------------
-    def cumulative_ctes(self, group, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
+    def cumulative_ctes(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
                         time_filters: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
         metric = group.cumulative
+        assert metric is not None, "only a cumulative group has cumulative CTEs"
         model = self.layer.models[group.model]
         paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
         tree = JoinTree(model, list(group.paths), self.layer, self.source_for)
@@ -242,8 +249,9 @@ class Renderer:
 
         rows_name, periods_name = f"{group.id}_rows", f"{group.id}_periods"
         spine = self.layer.time_spine
+        assert spine is not None, "validated: a cumulative metric needs a time spine"
         spine_col = col(spine.column, "spine")
-        bounds = [
+        bounds: list[exp.Expression] = [
             exp.GTE(this=spine_col.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Min(this=col("t"))]).from_(ident(rows_name)))),
             exp.LTE(this=spine_col.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Max(this=col("t"))]).from_(ident(rows_name)))),
         ]
@@ -258,7 +266,7 @@ class Renderer:
 
         period = col("period", "p")
         next_start = add_interval(period.copy(), 1, period_grain, self.dialect)
-        on = [exp.LT(this=col("t", "r"), expression=next_start)]
+        on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
         if metric.window is not None:
             on.append(exp.GTE(this=col("t", "r"), expression=add_interval(next_start.copy(), -metric.window.count, metric.window.unit, self.dialect)))
         elif metric.grain_to_date:
@@ -310,4 +318,4 @@ def _reaggregate(agg: str, partial: exp.Expression) -> exp.Expression:
     """The aggregate of per-day partial results: a count is the sum of counts (0, not NULL, for none)."""
     if agg == "count":
         return exp.Coalesce(this=exp.Sum(this=partial), expressions=[exp.Literal.number(0)])
-    return {"sum": exp.Sum, "min": exp.Min, "max": exp.Max}[agg](this=partial)
+    return cast(exp.Expression, {"sum": exp.Sum, "min": exp.Min, "max": exp.Max}[agg](this=partial))

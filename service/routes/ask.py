@@ -19,7 +19,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -37,6 +37,9 @@ from engine.lru import LruCache
 from ..deps import Database, DatabaseDep, StateDep, executor_for
 from ..errors import error_items, problem
 from .schemas import Strict, problem_responses
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 router = APIRouter(prefix="/v1/databases", tags=["agent"], responses=problem_responses(400, 401, 403, 404, 422, 503))
 
@@ -190,7 +193,7 @@ def _keep_if_paused(request: Request, database: Database, agent: Agent, result: 
                                                                database.role))
 
 
-def _agent(database: Database, executor: Any, provider: Provider, config: AgentConfig, hooks: Hooks | None = None) -> Agent:
+def _agent(database: Database, executor: Executor, provider: Provider, config: AgentConfig, hooks: Hooks | None = None) -> Agent:
     """The agent of one request; with clarification on, questions go back to the caller (the run pauses)."""
     return Agent(database.layer, executor, provider, config, role=database.role, hooks=hooks,
                  answerer=DeferredAnswerer() if config.clarify else None, equivalent=scorer_equivalence())

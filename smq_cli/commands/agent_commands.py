@@ -17,12 +17,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Layer, load_layers
 
 from ..exit_codes import ExitCode
 from .engine_commands import add_models_dir, models_dir
+
+if TYPE_CHECKING:
+    from smq_db.executors import Executor
 
 SHOWN_ROWS = 50
 
@@ -96,15 +99,11 @@ def terminal_answerer() -> Any:
     return CallbackAnswerer(ask)
 
 
-def open_executor(layer: Layer) -> Any:
+def open_executor(layer: Layer) -> Executor:
     """The database's executor, building the demo database on first use (as the service does)."""
-    from smq_db.executors import create_executor
+    from smq_db.open import open_for_layer
 
-    if layer.semantic.connection.get("demo"):
-        from smq_db.demo.build import ensure_demo
-
-        ensure_demo(layer.semantic.directory)
-    return create_executor(dict(layer.semantic.connection), base_dir=layer.semantic.directory, dialect=layer.dialect)
+    return open_for_layer(layer)
 
 
 def cmd_ask(args: argparse.Namespace) -> int:

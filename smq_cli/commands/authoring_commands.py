@@ -152,13 +152,9 @@ def _layers(args: argparse.Namespace) -> tuple[Any, list[str]] | int:
 
 
 def _runner(layer: Any) -> Any:
-    from smq_db.executors import create_executor
+    from smq_db.open import open_for_layer
 
-    if layer.semantic.connection.get("demo"):
-        from smq_db.demo.build import ensure_demo
-
-        ensure_demo(layer.semantic.directory)
-    executor = create_executor(layer.semantic.connection, base_dir=layer.semantic.directory, dialect=layer.dialect)
+    executor = open_for_layer(layer)
 
     def run(sql: str) -> tuple[list[str], list[list[Any]]]:
         result = executor.execute(sql, max_rows=100_000, timeout_s=120)

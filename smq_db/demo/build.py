@@ -44,7 +44,7 @@ import sqlite3
 import tempfile
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, cast
 
 import sqlglot
 import yaml
@@ -213,8 +213,8 @@ def _snowflake_insert_sql(table: Table, schema: str | None, style: str) -> str:
     # the rows travel as one JSON array bound to a single parameter and are unpacked server side:
     # a handful of statements per table instead of one value per placeholder (fakesnow rewrites every
     # statement with sqlglot, at ~1 ms per VALUES row; real Snowflake caps a statement's text at 1 MB)
-    query = sqlglot.parse_one("SELECT * FROM TABLE(FLATTEN(INPUT => PARSE_JSON(?))) AS f", read="snowflake")
-    query = query.transform(lambda node: _placeholder(style, 1) if isinstance(node, exp.Placeholder) else node)
+    parsed = sqlglot.parse_one("SELECT * FROM TABLE(FLATTEN(INPUT => PARSE_JSON(?))) AS f", read="snowflake")
+    query = cast(exp.Select, parsed.transform(lambda node: _placeholder(style, 1) if isinstance(node, exp.Placeholder) else node))
     columns = [
         exp.cast(
             exp.Bracket(this=exp.column("value", table="f"), expressions=[exp.Literal.number(i)]),
@@ -247,7 +247,8 @@ def _mysql_collation(cursor: Any) -> str:
     version = str(next(iter(row.values())) if isinstance(row, dict) else row[0])
     if "mariadb" in version.lower():
         return "utf8mb4_nopad_bin"  # binary and NO PAD: 'C00042 ' <> 'C00042', as everywhere else
-    major = int(re.match(r"\d+", version).group()) if re.match(r"\d+", version) else 0
+    digits = re.match(r"\d+", version)
+    major = int(digits.group()) if digits else 0
     return "utf8mb4_0900_bin" if major >= 8 else "utf8mb4_bin"
 
 

@@ -36,9 +36,13 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from random import Random
+from typing import TypeVar
+
+T = TypeVar("T")
 
 __all__ = ["Table", "generate", "get_table", "FIRST_ORDER_DATE", "LAST_ORDER_DATE", "CLOSED_DAYS"]
 
@@ -95,7 +99,7 @@ class Table:
         return [r[i] for r in self.rows]
 
 
-def _money(x) -> Decimal:
+def _money(x: Decimal | int | str) -> Decimal:
     return Decimal(x).quantize(CENT, rounding=ROUND_HALF_UP)
 
 
@@ -120,7 +124,7 @@ def _cumulative(weights: list[float]) -> list[float]:
     return out
 
 
-def _pick(rng: Random, options: list[tuple[object, float]]):
+def _pick(rng: Random, options: Sequence[tuple[T, float]]) -> T:
     values = [v for v, _ in options]
     return rng.choices(values, weights=[w for _, w in options], k=1)[0]
 

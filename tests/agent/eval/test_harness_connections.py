@@ -130,3 +130,22 @@ def test_snowflake_instance_runs_through_a_connection_file(tmp_path, monkeypatch
     finally:
         if patched:
             patch.__exit__(None, None, None)
+
+
+def test_the_layers_own_demo_database_is_built_on_first_use(tmp_path):
+    """A fresh clone has no demo file: the eval opens the layer's database as the service does (open_for_layer)."""
+    import shutil
+
+    from engine import load_layer
+    from tests.conftest import DEMO_MODELS
+
+    folder = tmp_path / "shop"
+    shutil.copytree(DEMO_MODELS / "shop", folder, ignore=shutil.ignore_patterns("data"))
+    layer = load_layer(folder)
+    connections = Connections()
+    target = connections.target(Task("local_shop", "shop", "How many orders?"), "duckdb", layer)
+    try:
+        assert connections.executor(target).execute("SELECT COUNT(*) FROM orders").rows[0][0] > 0
+    finally:
+        connections.close()
+    assert (folder / "data" / "shop.duckdb").is_file()
