@@ -41,6 +41,7 @@ from .providers.base import Message, ModelResponse, Provider, ProviderError, Too
 from .repair import REPLAN, RepairState, replan_spec
 from .retry import RetryStats, call_with_retries
 from .tips import TipRetriever, render
+from .tool_registry import execute_in_run_spec
 from .tools import EXECUTE, SqlExecutor, ToolOutcome, Toolbox, tool_specs
 from .trace import Trace, Turn
 
@@ -125,12 +126,9 @@ def system_prompt(config: AgentConfig, dialect: str = "") -> str:
 
 
 def execute_spec(spec: ToolSpec) -> ToolSpec:
-    """execute as the agent declares it: spec section 5's `sql`, plus an optional list of the assumptions made."""
-    params = dict(spec.parameters)
-    params["properties"] = {**params["properties"], "assumptions": {
-        "type": "array", "items": {"type": "string"},
-        "description": prompts.tool_descriptions()[f"{EXECUTE}.assumptions"]}}
-    return ToolSpec(spec.name, spec.description, params)
+    """execute as the agent declares it: spec section 5's `sql`, plus an optional list of the assumptions made
+    (declared in agent/tool_registry.py)."""
+    return execute_in_run_spec()
 
 
 class Agent:
