@@ -148,7 +148,8 @@ class Explorer:
         try:
             node = exp.to_table(name.strip(), dialect=self.layer.dialect)
         except Exception:  # noqa: BLE001 - any parse failure is the caller's bad table name
-            raise ToolError(f"'{name}' is not a table name", location=Location(field="table")) from None
+            raise ToolError(f"'{name}' is not a table name; list_tables shows them", code="unknown_table",
+                            location=Location(field="table")) from None
         key = table_key(node)
         if is_catalog(key):
             raise ToolError(f"'{name}' is a system catalog; use list_tables and describe_table instead",

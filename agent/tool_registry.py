@@ -64,8 +64,9 @@ def error_outcome(err: EngineError, outcome: Outcome = "error", prefix: str = ""
 
 # -- argument types: what the schema says, parsed as leniently as models write them ---------------------------
 def _text(value: Any) -> Any:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError("a non-empty string is required")
+    """A string, as declared; whether it names something (a table, a column, SQL) is the handler's domain error."""
+    if not isinstance(value, str):
+        raise ValueError("must be a string")
     return value
 
 
@@ -97,10 +98,8 @@ def _terms(value: Any) -> Any:
     value = [value] if isinstance(value, str) else value
     if not isinstance(value, list) or not value or not all(isinstance(t, (str, int, float)) for t in value):
         raise ValueError("must be a non-empty list of strings")
-    terms = [str(t) for t in value if str(t)]
-    if not terms:
-        raise ValueError("needs at least one non-empty term")
-    return terms
+    terms = [str(t) for t in value]
+    return [t for t in terms if t] or terms  # empty terms add nothing beside others; alone, "" matches any row
 
 
 def _json_object(value: Any) -> Any:
@@ -281,7 +280,7 @@ def _argument_error(tool: Tool, exc: ValidationError) -> ToolError:
 
 
 def _what(prop: Mapping[str, Any]) -> str:
-    return {"string": "a non-empty string", "array": "a list of strings", "integer": "a whole number",
+    return {"string": "a string", "array": "a list of strings", "integer": "a whole number",
             "object": "a JSON object"}.get(str(prop.get("type")), "a value")
 
 
