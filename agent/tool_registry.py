@@ -119,7 +119,6 @@ OptionalText = Annotated[str | None, BeforeValidator(_optional_text)]
 WholeNumber = Annotated[int | None, BeforeValidator(_whole_number)]
 Names = Annotated[list[str], BeforeValidator(_names)]
 Terms = Annotated[list[str], BeforeValidator(_terms), Field(min_length=1)]
-StringList = Annotated[list[str], BeforeValidator(_names)]
 
 
 class ToolArgs(BaseModel):
@@ -158,7 +157,7 @@ class ExecuteArgs(ToolArgs):
 class ExecuteInRunArgs(ExecuteArgs):
     """execute as the agent's loop declares it: plus the assumptions the SQL makes (reported with the answer)."""
 
-    assumptions: StringList | None = None
+    assumptions: Names | None = None
 
 
 # -- the exploration tools (spec section 7) -----------------------------------------------------------------------
@@ -284,7 +283,7 @@ def _what(prop: Mapping[str, Any]) -> str:
             "object": "a JSON object"}.get(str(prop.get("type")), "a value")
 
 
-def _name(name: str, handler: Handler | None, args: type[ToolArgs], group: Group, description: str = "",
+def _declare(name: str, handler: Handler | None, args: type[ToolArgs], group: Group, description: str = "",
           available: Callable[[Offer], bool] = _always) -> Tool:
     return Tool(name, group, args, description, handler, available)
 
@@ -297,35 +296,35 @@ GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN, READ_QUERY, PYTHON = ("get_col_values
 ASK_USER, DROP_QUESTION, REPLAN = "ask_user", "drop_question", "replan"
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
-    _name(GET_ELEMENTS, lambda box, a: box.get_model_data_elements(a.models), GetModelDataElementsArgs, "paper"),
-    _name(CONVERT, lambda box, a: box.convert_smq_to_sql(a.smq), ConvertSmqToSqlArgs, "paper"),
-    _name(EXECUTE, lambda box, a: box.execute(a.sql), ExecuteArgs, "paper"),
-    _name(LIST_MODELS, lambda ex, a: ex.list_models(a.question), ListModelsArgs, "explore",
+    _declare(GET_ELEMENTS, lambda box, a: box.get_model_data_elements(a.models), GetModelDataElementsArgs, "paper"),
+    _declare(CONVERT, lambda box, a: box.convert_smq_to_sql(a.smq), ConvertSmqToSqlArgs, "paper"),
+    _declare(EXECUTE, lambda box, a: box.execute(a.sql), ExecuteArgs, "paper"),
+    _declare(LIST_MODELS, lambda ex, a: ex.list_models(a.question), ListModelsArgs, "explore",
           "Every semantic model with its description. With a question, each model carries directive "
           "relevant|irrelevant and a short reason: start from the relevant ones."),
-    _name(LIST_TABLES, lambda ex, a: ex.list_tables(), NoArgs, "explore",
+    _declare(LIST_TABLES, lambda ex, a: ex.list_tables(), NoArgs, "explore",
           "The physical tables you may read, with the semantic model wrapping each."),
-    _name(DESCRIBE_TABLE, lambda ex, a: ex.describe_table(a.table), TableArgs, "explore",
+    _declare(DESCRIBE_TABLE, lambda ex, a: ex.describe_table(a.table), TableArgs, "explore",
           "Columns of a physical table with types, nullability, primary and foreign keys (read from the database's "
           "catalog)."),
-    _name(GET_JOIN_INFO, lambda ex, a: ex.get_join_info(a.table), TableArgs, "explore",
+    _declare(GET_JOIN_INFO, lambda ex, a: ex.get_join_info(a.table), TableArgs, "explore",
           "How a table joins others: the layer's declared joins (with their ON conditions, which may clean dirty "
           "keys) and the database's foreign keys."),
-    _name(GET_COL_VALUES, lambda ex, a: ex.get_col_values(a.table, a.column, a.limit), ColValuesArgs, "explore",
+    _declare(GET_COL_VALUES, lambda ex, a: ex.get_col_values(a.table, a.column, a.limit), ColValuesArgs, "explore",
           "Distinct values of a column, most frequent first, with counts (use it to learn exact spellings before "
           "filtering)."),
-    _name(FIND_ROWS, lambda ex, a: ex.find_rows(a.table, a.column, a.terms), FindRowsArgs, "explore",
+    _declare(FIND_ROWS, lambda ex, a: ex.find_rows(a.table, a.column, a.terms), FindRowsArgs, "explore",
           "Rows whose column contains any of the terms (case-insensitive substring match)."),
-    _name(PROFILE_COLUMN, lambda ex, a: ex.profile_column(a.table, a.column), ColumnArgs, "explore",
+    _declare(PROFILE_COLUMN, lambda ex, a: ex.profile_column(a.table, a.column), ColumnArgs, "explore",
           "A column's profile: row count, NULL share, distinct count, min, max and top values."),
-    _name(READ_QUERY, lambda ex, a: ex.read_query(a.sql), ReadQueryArgs, "explore",
+    _declare(READ_QUERY, lambda ex, a: ex.read_query(a.sql), ReadQueryArgs, "explore",
           "Run one read-only exploratory SELECT (at most 50 rows). Not the final answer: finish with execute."),
-    _name(PYTHON, lambda ex, a: ex.python(a.code), PythonArgs, "explore",
+    _declare(PYTHON, lambda ex, a: ex.python(a.code), PythonArgs, "explore",
           "Run Python code in a sandbox (no network, no database, CPU/memory/time limits); print what you need.",
           available=python_available),
-    _name(ASK_USER, None, AskUserArgs, "loop"),
-    _name(DROP_QUESTION, None, DropQuestionArgs, "loop"),
-    _name(REPLAN, None, ReplanArgs, "loop"),
+    _declare(ASK_USER, None, AskUserArgs, "loop"),
+    _declare(DROP_QUESTION, None, DropQuestionArgs, "loop"),
+    _declare(REPLAN, None, ReplanArgs, "loop"),
 )}
 
 PAPER_TOOLS = tuple(n for n, t in TOOLS.items() if t.group == "paper")
