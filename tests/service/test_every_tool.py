@@ -2,10 +2,11 @@
 the JSON schema that surface declares (pydantic-ai's TestModel idea, tests/service/tool_args.py).
 
 A tool whose declaration and handler disagree (an argument named differently, a type or a constraint the handler
-does not accept) fails here: on the loop and MCP the call comes back as an error, over REST as a problem. A second
-test feeds random schema-valid arguments (a hypothesis strategy from the schema) to every REST tool: whatever they are, the answer is
-a result or a domain problem (unknown table, bad SQL ...), never a 5xx and never a complaint about the arguments'
-shape (`tool_error`), which would mean the schema admits what the handler refuses.
+does not accept) fails here: on the loop and MCP the call comes back as an error, over REST as a problem. A
+second test feeds random schema-valid arguments (a hypothesis strategy from the schema) to every REST tool:
+whatever they are, the answer is a result or a domain problem (unknown table, bad SQL ...), never a 5xx and
+never a complaint about the arguments' shape (`tool_error`), which would mean the schema admits what the
+handler refuses.
 """
 
 from __future__ import annotations
