@@ -214,16 +214,11 @@ class QuestionPool:
 
 
 def clarify_tool_specs(descriptions: dict[str, str]) -> list[ToolSpec]:
-    """ask_user and drop_question as declared to the model (descriptions from prompts/tools.yml)."""
-    question = {"type": "string", "description": descriptions[f"{ASK_USER}.question"]}
-    return [
-        ToolSpec(ASK_USER, descriptions[ASK_USER], {"type": "object", "properties": {"question": question},
-                                                    "required": ["question"]}),
-        ToolSpec(DROP_QUESTION, descriptions[DROP_QUESTION], {"type": "object", "properties": {
-            "question": {"type": "string", "description": descriptions[f"{DROP_QUESTION}.question"]},
-            "reason": {"type": "string", "description": descriptions[f"{DROP_QUESTION}.reason"]}},
-            "required": ["question", "reason"]}),
-    ]
+    """ask_user and drop_question as declared to the model (agent/tool_registry.py; descriptions from
+    prompts/tools.yml)."""
+    from .tool_registry import specs
+
+    return specs((ASK_USER, DROP_QUESTION))
 
 
 ASSUMPTION_LINE = re.compile(r"^\s*(?:[-*]\s*)?(?:\*\*)?assum(?:ption|ing)s?(?:\*\*)?\s*[:\-]\s*(.+)$", re.IGNORECASE | re.MULTILINE)

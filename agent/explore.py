@@ -10,7 +10,8 @@ hidden columns are absent everywhere (describe, values, rows, profiles). Catalog
 tool's own queries (smq_db/catalog.py), never the model's.
 
 Mistakes (unknown table or column, bad arguments) raise `ToolError` with a message the model can
-act on; the agent turns it into `{"error": ...}`, REST into a 400 problem.
+act on; the agent and MCP turn it into `{"error": ..., "code": ...}`, REST into a 400 problem. The
+tools are declared (names, argument schemas, handlers) in agent/tool_registry.py.
 """
 
 from __future__ import annotations
@@ -23,25 +24,28 @@ from sqlglot import exp
 
 from engine import Layer
 from engine.access import apply_role_to_sql
-from engine.errors import EngineError, Location, QueryError, nearest
+from engine.errors import EngineError, Location, nearest
 from smq_db.catalog import Catalog, ColumnInfo, ForeignKey, TableRef
 from smq_db.executors import Executor, QueryResult, check_read_only
 from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import is_catalog, table_key
 from .providers.base import ToolSpec
-
-LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "list_tables", "describe_table", "get_join_info"
-GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN, READ_QUERY, PYTHON = ("get_col_values", "find_rows", "profile_column",
-                                                                  "read_query", "python")
-EXPLORE_TOOLS = (LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO, GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN,
-                 READ_QUERY, PYTHON)
-
-
-class ToolError(QueryError):
-    """The call was wrong (unknown table or column, bad arguments): fix it and call again."""
-
-    code = "tool_error"
+from .tool_registry import (  # noqa: F401 - re-exported: the names callers import from here
+    DESCRIBE_TABLE,
+    EXPLORE_TOOLS,
+    FIND_ROWS,
+    GET_COL_VALUES,
+    GET_JOIN_INFO,
+    LIST_MODELS,
+    LIST_TABLES,
+    PROFILE_COLUMN,
+    PYTHON,
+    READ_QUERY,
+    ToolError,
+    run_explore,
+    specs,
+)
 
 
 @dataclass(frozen=True)
@@ -76,24 +80,8 @@ class Explorer:
 
     # -- dispatch -------------------------------------------------------------------------------
     def call(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
-        """Run tool `name` with JSON arguments; raises ToolError (or another EngineError)."""
-        handlers: dict[str, Callable[[Mapping[str, Any]], dict[str, Any]]] = {
-            LIST_MODELS: lambda a: self.list_models(_opt_str(a, "question")),
-            LIST_TABLES: lambda a: self.list_tables(),
-            DESCRIBE_TABLE: lambda a: self.describe_table(_str(a, "table")),
-            GET_JOIN_INFO: lambda a: self.get_join_info(_str(a, "table")),
-            GET_COL_VALUES: lambda a: self.get_col_values(_str(a, "table"), _str(a, "column"), _opt_int(a, "limit")),
-            FIND_ROWS: lambda a: self.find_rows(_str(a, "table"), _str(a, "column"), _terms(a), _opt_int(a, "limit")),
-            PROFILE_COLUMN: lambda a: self.profile_column(_str(a, "table"), _str(a, "column")),
-            READ_QUERY: lambda a: self.read_query(_str(a, "sql")),
-            PYTHON: lambda a: self.python(_str(a, "code")),
-        }
-        handler = handlers.get(name)
-        if handler is None:
-            raise ToolError(f"unknown tool '{name}'", code="unknown_tool", suggestions=nearest(name, EXPLORE_TOOLS))
-        if not isinstance(args, Mapping):
-            raise ToolError(f"{name} takes a JSON object of arguments")
-        return handler(args)
+        """Run tool `name` with JSON arguments (parsed by its declaration); raises ToolError (or another EngineError)."""
+        return run_explore(self, name, args)
 
     # -- listModels -----------------------------------------------------------------------------
     def list_models(self, question: str | None = None) -> dict[str, Any]:
@@ -161,7 +149,8 @@ class Explorer:
         try:
             node = exp.to_table(name.strip(), dialect=self.layer.dialect)
         except Exception:  # noqa: BLE001 - any parse failure is the caller's bad table name
-            raise ToolError(f"'{name}' is not a table name", location=Location(field="table")) from None
+            raise ToolError(f"'{name}' is not a table name; list_tables shows them", code="unknown_table",
+                            location=Location(field="table")) from None
         key = table_key(node)
         if is_catalog(key):
             raise ToolError(f"'{name}' is a system catalog; use list_tables and describe_table instead",
@@ -356,77 +345,6 @@ def _cap(value: int | None, default: int, most: int) -> int:
     return max(1, min(most, value if value is not None else default))
 
 
-def _str(args: Mapping[str, Any], key: str) -> str:
-    value = args.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ToolError(f"'{key}' is required (a non-empty string)", location=Location(field=key))
-    return value
-
-
-def _opt_str(args: Mapping[str, Any], key: str) -> str | None:
-    value = args.get(key)
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    if not isinstance(value, str):
-        raise ToolError(f"'{key}' must be a string", location=Location(field=key))
-    return value
-
-
-def _opt_int(args: Mapping[str, Any], key: str) -> int | None:
-    value = args.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
-        raise ToolError(f"'{key}' must be a whole number", location=Location(field=key))
-    return int(value)
-
-
-def _terms(args: Mapping[str, Any]) -> list[str]:
-    value = args.get("terms")
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value or not all(isinstance(t, (str, int, float)) for t in value):
-        raise ToolError("'terms' must be a non-empty list of strings", location=Location(field="terms"))
-    return [str(t) for t in value if str(t)]
-
-
-# -- declarations for models (every provider) and MCP ---------------------------------------------------
-_TABLE = {"type": "string", "description": "physical table name, as list_tables shows it"}
-_COLUMN = {"type": "string", "description": "column name, as describe_table shows it"}
-
-
 def explore_tool_specs(names: tuple[str, ...] | list[str] = EXPLORE_TOOLS) -> list[ToolSpec]:
-    """The function declarations of the named exploration tools (descriptions say when to use each)."""
-    specs = {
-        LIST_MODELS: ToolSpec(LIST_MODELS, "Every semantic model with its description. With a question, each model "
-                              "carries directive relevant|irrelevant and a short reason: start from the relevant ones.",
-                              {"type": "object", "properties": {"question": {"type": "string",
-                               "description": "the question being answered (optional)"}}}),
-        LIST_TABLES: ToolSpec(LIST_TABLES, "The physical tables you may read, with the semantic model wrapping each.",
-                              {"type": "object", "properties": {}}),
-        DESCRIBE_TABLE: ToolSpec(DESCRIBE_TABLE, "Columns of a physical table with types, nullability, primary and "
-                                 "foreign keys (read from the database's catalog).",
-                                 {"type": "object", "properties": {"table": _TABLE}, "required": ["table"]}),
-        GET_JOIN_INFO: ToolSpec(GET_JOIN_INFO, "How a table joins others: the layer's declared joins (with their ON "
-                                "conditions, which may clean dirty keys) and the database's foreign keys.",
-                                {"type": "object", "properties": {"table": _TABLE}, "required": ["table"]}),
-        GET_COL_VALUES: ToolSpec(GET_COL_VALUES, "Distinct values of a column, most frequent first, with counts "
-                                 "(use it to learn exact spellings before filtering).",
-                                 {"type": "object", "properties": {"table": _TABLE, "column": _COLUMN, "limit": {
-                                     "type": "integer", "description": "most values to return (default 20, at most 100)"}},
-                                  "required": ["table", "column"]}),
-        FIND_ROWS: ToolSpec(FIND_ROWS, "Rows whose column contains any of the terms (case-insensitive substring match).",
-                            {"type": "object", "properties": {"table": _TABLE, "column": _COLUMN, "terms": {
-                                "type": "array", "items": {"type": "string"}, "description": "text to look for"}},
-                             "required": ["table", "column", "terms"]}),
-        PROFILE_COLUMN: ToolSpec(PROFILE_COLUMN, "A column's profile: row count, NULL share, distinct count, min, max "
-                                 "and top values.", {"type": "object", "properties": {"table": _TABLE, "column": _COLUMN},
-                                                     "required": ["table", "column"]}),
-        READ_QUERY: ToolSpec(READ_QUERY, "Run one read-only exploratory SELECT (at most 50 rows). Not the final answer: "
-                             "finish with execute.", {"type": "object", "properties": {"sql": {
-                                 "type": "string", "description": "one SELECT in the database's dialect"}}, "required": ["sql"]}),
-        PYTHON: ToolSpec(PYTHON, "Run Python code in a sandbox (no network, no database, CPU/memory/time limits); "
-                         "print what you need.", {"type": "object", "properties": {"code": {"type": "string"}},
-                                                  "required": ["code"]}),
-    }
-    return [specs[n] for n in names]
+    """The function declarations of the named exploration tools (from agent/tool_registry.py)."""
+    return specs(tuple(names))

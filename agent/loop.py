@@ -43,6 +43,7 @@ from .repair import REPLAN, RepairState, replan_spec
 from .retry import RetryStats, call_with_retries
 from .tips import TipRetriever, render
 from .result import ANSWERED, ERROR, GAVE_UP, NEEDS_CLARIFICATION, AgentResult
+from .tool_registry import execute_in_run_spec
 from .tools import EXECUTE, ToolOutcome, Toolbox, tool_specs
 from .trace import Trace, Turn
 from .voting import Equivalent, plain_equivalent, run_plans
@@ -89,12 +90,9 @@ def system_prompt(config: AgentConfig, dialect: str = "") -> str:
 
 
 def execute_spec(spec: ToolSpec) -> ToolSpec:
-    """execute as the agent declares it: spec section 5's `sql`, plus an optional list of the assumptions made."""
-    params = dict(spec.parameters)
-    params["properties"] = {**params["properties"], "assumptions": {
-        "type": "array", "items": {"type": "string"},
-        "description": prompts.tool_descriptions()[f"{EXECUTE}.assumptions"]}}
-    return ToolSpec(spec.name, spec.description, params)
+    """execute as the agent declares it: spec section 5's `sql`, plus an optional list of the assumptions made
+    (declared in agent/tool_registry.py)."""
+    return execute_in_run_spec()
 
 
 class Agent:

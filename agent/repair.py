@@ -121,5 +121,7 @@ class RepairState:
 
 
 def replan_spec(descriptions: dict[str, str]) -> ToolSpec:
-    return ToolSpec(REPLAN, descriptions[REPLAN], {"type": "object", "properties": {
-        "reason": {"type": "string", "description": descriptions[f"{REPLAN}.reason"]}}, "required": ["reason"]})
+    """replan as declared to the model (agent/tool_registry.py; descriptions from prompts/tools.yml)."""
+    from .tool_registry import specs
+
+    return specs((REPLAN,))[0]

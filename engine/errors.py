@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
+
+from .error_codes import ErrorCode, Kind, lookup
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,46 @@ class EngineError(Exception):
             "suggestions": list(self.suggestions),
         }
 
+    # -- the one error shape (docs/errors.md): RFC 9457 fields from the code's registry entry ----------------------
+    @property
+    def registered(self) -> ErrorCode:
+        """This error's code in engine/error_codes.py: its kind, HTTP status and title."""
+        return lookup(self.code)
+
+    @property
+    def kind(self) -> Kind:
+        return self.registered.kind
+
+    @property
+    def status(self) -> int:
+        return self.registered.status
+
+    def detail(self) -> str:
+        """The problem's `detail`: the formatted line (an invalid layer: its summary; the items list each error)."""
+        return self.formatted()
+
+    def items(self) -> list["EngineError"]:
+        """The errors a problem's `errors[]` lists: this one (an invalid layer: each of its errors)."""
+        return [self]
+
+    def problem(self) -> dict[str, Any]:
+        """RFC 9457 problem fields (`type`, `title`, `status`, `detail`) plus `code` and `errors[]`; REST adds `instance`."""
+        entry = self.registered
+        return {"type": entry.type_uri, "title": entry.title, "status": entry.status, "detail": self.detail(),
+                "code": self.code, "errors": [item.to_dict() for item in self.items()]}
+
+    def tool_error(self) -> dict[str, Any]:
+        """The same fields as a tool's result (agent, MCP): `error` is the detail a model reads and acts on, and
+        the one error's `location` and `suggestions` stand beside it (when there are any)."""
+        entry = self.registered
+        out: dict[str, Any] = {"error": self.formatted(), "code": self.code, "type": entry.type_uri,
+                               "title": entry.title, "status": entry.status}
+        if self.location.to_dict():
+            out["location"] = self.location.to_dict()
+        if self.suggestions:
+            out["suggestions"] = list(self.suggestions)
+        return out
+
 
 class LayerError(EngineError):
     """One problem in a semantic layer's YAML files."""
@@ -84,6 +126,12 @@ class LayerValidationError(EngineError):
         self.database = database
         self.errors = list(errors)
         super().__init__(f"semantic layer '{database}' has {len(self.errors)} error(s)")
+
+    def detail(self) -> str:
+        return self.message
+
+    def items(self) -> list[EngineError]:
+        return list(self.errors)
 
     def formatted(self) -> str:  # every error on its own line, as `smq validate` prints them
         return "\n".join(e.formatted() for e in self.errors)

@@ -3,8 +3,9 @@
 Every body has `type` (`https://smq.dev/errors/<code>`, a stable identifier), `title`, `status`,
 `detail`, `code` (the engine's stable error code: clients branch on it), `errors[]` (each
 `{code, message, location, suggestions}`) and `instance` (the request path). The engine's errors
-already carry code, location and suggestions; this module only maps codes to HTTP statuses and
-formats. Unexpected exceptions become a 500 problem without internals, logged with an id.
+carry code, location and suggestions, and their code's kind, HTTP status and title come from the one
+registry (engine/error_codes.py, `EngineError.problem()`); this module only adds `instance` and the
+handlers. Unexpected exceptions become a 500 problem without internals, logged with an id.
 """
 
 from __future__ import annotations
@@ -21,55 +22,12 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.errors import (
-    EngineError,
-    LayerError,
-    LayerValidationError,
-    Location,
-    QueryError,
-)
+from engine.error_codes import CODES, PROBLEM_TYPE_BASE
+from engine.errors import EngineError, Location
 
 log = logging.getLogger("smq.service")
 
-PROBLEM_TYPE_BASE = "https://smq.dev/errors/"
 PROBLEM_MEDIA_TYPE = "application/problem+json"
-
-# engine/executor error code -> HTTP status; anything not listed falls back by class (see status_for)
-STATUS_BY_CODE: dict[str, int] = {
-    "unauthorized": 401,
-    "forbidden": 403, "database_forbidden": 403, "role_not_defined": 403, "admin_required": 403,
-    "raw_sql_refused": 403, "catalog_refused": 403,
-    "unknown_database": 404, "not_found": 404,
-    "method_not_allowed": 405,
-    "invalid_request": 422,
-    "internal_error": 500,
-    "database_invalid": 503, "layer_invalid": 503, "backend_unavailable": 503, "invalid_connection": 503,
-    "query_timeout": 504,
-    "agent_not_configured": 503, "invalid_agent_config": 503,
-    "tool_disabled": 403, "unknown_tool": 404,
-}
-
-TITLES: dict[str, str] = {
-    "unauthorized": "Missing or invalid API key",
-    "database_forbidden": "This API key may not use this database",
-    "role_not_defined": "This API key's role is not defined by this database",
-    "admin_required": "This action needs an admin API key",
-    "raw_sql_refused": "The SQL is refused for this role",
-    "catalog_refused": "System catalogs are not available",
-    "unknown_database": "Unknown database",
-    "database_invalid": "The database's semantic layer failed to load",
-    "invalid_request": "The request body is invalid",
-    "not_read_only": "Only one read-only query is allowed",
-    "sql_syntax": "The SQL cannot be parsed",
-    "execution_failed": "The database rejected the query",
-    "backend_unavailable": "The database backend is unavailable",
-    "invalid_connection": "The database's connection settings are invalid",
-    "query_timeout": "The query timed out",
-    "internal_error": "Internal server error",
-    "agent_not_configured": "No model is configured for the agent",
-    "invalid_agent_config": "The agent's model configuration is invalid",
-}
-
 
 class ServiceError(EngineError):
     """An error raised by the service itself (auth, routing); an EngineError so it is formatted alike."""
@@ -92,12 +50,8 @@ class ServiceConfigError(ServiceError):
 
 
 def status_for(error: EngineError) -> int:
-    """HTTP status of an engine/executor/service error: by code, else 400 (a caller's mistake)."""
-    if error.code in STATUS_BY_CODE:
-        return STATUS_BY_CODE[error.code]
-    if error.code.startswith("internal"):
-        return 500
-    return 400
+    """HTTP status of an engine/executor/service error: from its code's kind (engine/error_codes.py)."""
+    return error.status
 
 
 def problem(status: int, code: str, detail: str, instance: str, *, errors: Iterable[dict[str, Any]] = (),
@@ -106,7 +60,7 @@ def problem(status: int, code: str, detail: str, instance: str, *, errors: Itera
     items = list(errors) or [{"code": code, "message": detail, "location": {}, "suggestions": []}]
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + code,
-        "title": title or TITLES.get(code) or HTTPStatus(status).phrase,
+        "title": title or (CODES[code].title if code in CODES else HTTPStatus(status).phrase),
         "status": status,
         "detail": detail,
         "code": code,
@@ -119,31 +73,15 @@ def problem(status: int, code: str, detail: str, instance: str, *, errors: Itera
 
 def error_items(error: EngineError) -> list[dict[str, Any]]:
     """`errors[]` of a problem: every error of an invalid layer, else the error itself."""
-    items = error.errors if isinstance(error, LayerValidationError) else [error]
-    out = []
-    for item in items:
-        entry = item.to_dict()
-        entry.setdefault("location", {})
-        out.append(entry)
-    return out
-
-
-def title_for(error: EngineError) -> str:
-    """A short human title: by code, else by the kind of error (a bad SMQ, a broken layer)."""
-    if error.code in TITLES:
-        return TITLES[error.code]
-    if isinstance(error, QueryError):
-        return "The query is invalid"
-    if isinstance(error, (LayerError, LayerValidationError)):
-        return "The semantic layer is invalid"
-    return HTTPStatus(status_for(error)).phrase
+    return list(error.problem()["errors"])
 
 
 def engine_problem(error: EngineError, instance: str) -> JSONResponse:
-    status = status_for(error)
-    detail = error.message if isinstance(error, LayerValidationError) else error.formatted()
-    headers = {"WWW-Authenticate": 'Bearer realm="smq"'} if status == 401 else None
-    return problem(status, error.code, detail, instance, errors=error_items(error), title=title_for(error), headers=headers)
+    """An engine error's problem (`EngineError.problem()`, the shape MCP and the agent's tools share) plus `instance`."""
+    body = error.problem()
+    headers = {"WWW-Authenticate": 'Bearer realm="smq"'} if body["status"] == 401 else None
+    return problem(body["status"], body["code"], body["detail"], instance, errors=body["errors"], title=body["title"],
+                   headers=headers)
 
 
 async def _engine_handler(request: Request, exc: Exception) -> JSONResponse:

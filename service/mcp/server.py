@@ -65,7 +65,7 @@ def build_server(state: ServiceState, *, default_db: str | None = None, python_e
             session = (request.headers.get("mcp-session-id") if request is not None else None) or "stdio"
             result, is_error = await anyio.to_thread.run_sync(runner.run, params.name, arguments, database, session)
         except EngineError as err:
-            result, is_error = {"error": err.formatted(), "code": err.code}, True
+            result, is_error = err.tool_error(), True
         text = json.dumps(result, default=str, ensure_ascii=False)
         return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                     structured_content=result, is_error=is_error)
@@ -104,9 +104,8 @@ class BearerGate:
             try:
                 self.state.authenticate(headers.get("authorization"))
             except Unauthorized as err:
-                body = json.dumps({"type": "https://smq.dev/errors/unauthorized", "title": "Missing or invalid API key",
-                                   "status": 401, "detail": err.message, "code": "unauthorized",
-                                   "instance": scope.get("path", "")}).encode()
+                problem = {k: v for k, v in err.problem().items() if k != "errors"}
+                body = json.dumps({**problem, "detail": err.message, "instance": scope.get("path", "")}).encode()
                 await send({"type": "http.response.start", "status": 401,
                             "headers": [(b"content-type", b"application/problem+json"), (b"www-authenticate", b"Bearer")]})
                 await send({"type": "http.response.body", "body": body})

@@ -1,9 +1,10 @@
 """What the MCP server exposes and how one call runs: the same code as the agent and REST.
 
-The paper's three tools run through `agent.tools.Toolbox` (so `execute` keeps its guard: tables must
-have appeared in an earlier `convertSmqToSql` or exploration result of the same MCP session), the
-exploration tools through `agent.explore.Explorer`. Each runs as the caller's role, resolved by the
-service's own dependency (`service.deps.get_database`): the same keys, databases and roles as REST.
+Every tool is declared in agent/tool_registry.py and runs through `agent.tools.Toolbox`, as in the agent's
+loop (so `execute` keeps its guard: tables must have appeared in an earlier `convertSmqToSql` or
+exploration result of the same MCP session). Each runs as the caller's role, resolved by the service's
+own dependency (`service.deps.get_database`): the same keys, databases and roles as REST. A failed call's
+result is the one error shape (`EngineError.tool_error()`, docs/errors.md).
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.explore import EXPLORE_TOOLS, PYTHON, ExploreLimits, Explorer, explore_tool_specs
-from agent.guards import RunGuards, bare_sql, table_key
+from agent.guards import RunGuards
 from agent.providers.base import ToolCall, ToolSpec
-from agent.tools import TOOL_NAMES, Toolbox, tool_specs
-from engine.errors import EngineError, QueryError
+from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, Offer, offered, specs
+from agent.tools import Toolbox
+from engine.errors import QueryError
 from engine.lru import LruCache
 
 from ..auth import Principal
@@ -26,15 +27,19 @@ SESSION_BUDGET = 10_000  # convertSmqToSql calls per MCP session: a client sessi
 MAX_SESSIONS = 256
 
 
+def explore_names(python_enabled: bool) -> tuple[str, ...]:
+    """The exploration tools this server offers (each tool's availability predicate)."""
+    return offered(EXPLORE_TOOLS, Offer(python_enabled=python_enabled))
+
+
 def tool_names(python_enabled: bool) -> tuple[str, ...]:
-    return TOOL_NAMES + tuple(t for t in EXPLORE_TOOLS if t != PYTHON or python_enabled)
+    return PAPER_TOOLS + explore_names(python_enabled)
 
 
 def declared_tools(python_enabled: bool, database_required: bool, databases: list[str]) -> list[ToolSpec]:
     """Every tool's declaration, each with a `database` argument (required when the server holds several)."""
-    explore = [t for t in EXPLORE_TOOLS if t != PYTHON or python_enabled]
     out = []
-    for spec in tool_specs() + explore_tool_specs(explore):
+    for spec in specs(tool_names(python_enabled)):
         params = dict(spec.parameters)
         props = dict(params.get("properties", {}))
         props["database"] = {"type": "string", "description": "database name" + (f": one of {', '.join(databases)}"
@@ -88,23 +93,8 @@ class ToolRunner:
     def run(self, name: str, arguments: dict[str, Any], database: Database, session: str) -> tuple[dict[str, Any], bool]:
         """(result, is_error) of one call; blocking (run it in a worker thread)."""
         settings = self.state.settings
-        executor = executor_for(self.state, database)
-        guards = self._guards(session, database)
-        layer = database.layer
-        if name in TOOL_NAMES:
-            box = Toolbox(layer, executor, guards, role=database.role, max_rows=settings.max_rows,
-                          query_timeout_s=settings.query_timeout_s)
-            outcome = box.call(ToolCall(name, arguments))
-            return outcome.result, outcome.outcome in ("error", "refused", "failed", "fatal")
-        if name not in tool_names(self.python_enabled):
-            raise QueryError(f"unknown tool '{name}'", code="unknown_tool")
-
-        def seen(table: Any) -> None:
-            guards.seen.setdefault(table_key(table), bare_sql(table, layer.dialect))
-
-        limits = ExploreLimits(timeout_s=settings.query_timeout_s, python_enabled=self.python_enabled)
-        explorer = Explorer(layer, executor, role=database.role, limits=limits, on_table=seen)
-        try:
-            return explorer.call(name, arguments), False
-        except EngineError as err:
-            return {"error": err.formatted(), "code": err.code}, True
+        box = Toolbox(database.layer, executor_for(self.state, database), self._guards(session, database),
+                      role=database.role, max_rows=settings.max_rows, query_timeout_s=settings.query_timeout_s,
+                      extra_tools=explore_names(self.python_enabled))
+        outcome = box.call(ToolCall(name, arguments))
+        return outcome.result, outcome.outcome in FAILED_OUTCOMES

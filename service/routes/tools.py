@@ -6,6 +6,7 @@ role themselves (agent/explore.py). A wrong call is a 400 problem (`tool_error`,
 `unknown_column`, ...), a refused one a 403 (`catalog_refused`, `raw_sql_refused`). The paper's three
 tools have their own routes (`/elements`, `/compile`, `/execute`). `python` answers 403
 `tool_disabled` unless the app enables it (`app.state.python_tool = True` or `SMQ_PYTHON_TOOL=1`).
+Names, argument schemas and handlers are the ones declared in agent/tool_registry.py, as for the agent and MCP.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Path, Request
 from fastapi.responses import JSONResponse
 
-from agent.explore import EXPLORE_TOOLS, PYTHON, ExploreLimits, Explorer, explore_tool_specs
-from agent.tools import TOOL_NAMES
+from agent.explore import ExploreLimits, Explorer
+from agent.tool_registry import EXPLORE_TOOLS, PAPER_TOOLS, PYTHON, Offer, offered, run_explore, specs, tool
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..errors import problem
@@ -37,29 +38,22 @@ def python_enabled(request: Request) -> bool:
 
 @router.get("/{db}/tools", summary="the exploration tools: names, descriptions and JSON schemas of their arguments")
 async def list_tools(database: DatabaseDep, request: Request) -> dict[str, Any]:
-    names = [t for t in EXPLORE_TOOLS if t != PYTHON or python_enabled(request)]
-    return {"tools": [{"name": s.name, "description": s.description, "parameters": s.parameters}
-                      for s in explore_tool_specs(names)]}
+    names = offered(EXPLORE_TOOLS, Offer(python_enabled=python_enabled(request)))
+    return {"tools": [{"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs(names)]}
 
 
 @router.post("/{db}/tools/{name}", summary="run one exploration tool (listModels, list_tables, describe_table, ...)")
 def run_tool(name: Annotated[str, Path(description="tool name, e.g. describe_table")], database: DatabaseDep,
              state: StateDep, request: Request,
              arguments: Annotated[dict[str, Any] | None, Body(examples=[{"table": "orders"}])] = None) -> Any:
-    if name in TOOL_NAMES:
+    if name in PAPER_TOOLS:
         return problem(404, "unknown_tool", f"{name} has its own route: POST /v1/databases/{database.name}/"
                        f"{PAPER_ROUTES[name]}", request.url.path)
-    if name not in EXPLORE_TOOLS:
-        from engine.errors import nearest
-
-        return problem(404, "unknown_tool", f"unknown tool '{name}'", request.url.path,
-                       errors=[{"code": "unknown_tool", "message": f"unknown tool '{name}'", "location": {},
-                                "suggestions": nearest(name, EXPLORE_TOOLS)}])
     enabled = python_enabled(request)
-    if name == PYTHON and not enabled:
-        return problem(403, "tool_disabled", "the python tool is off on this service (SMQ_PYTHON_TOOL=1 enables it)",
-                       request.url.path)
+    if not tool(name, EXPLORE_TOOLS).available(Offer(python_enabled=enabled)):  # an unknown name: 404 unknown_tool
+        return problem(403, "tool_disabled", "the python tool is off on this service (SMQ_PYTHON_TOOL=1 enables it)"
+                       if name == PYTHON else f"the {name} tool is not available on this service", request.url.path)
     settings = state.settings
     limits = ExploreLimits(timeout_s=settings.query_timeout_s, python_enabled=enabled)
     explorer = Explorer(database.layer, executor_for(state, database), role=database.role, limits=limits)
-    return JSONResponse(explorer.call(name, arguments or {}))
+    return JSONResponse(run_explore(explorer, name, arguments or {}))
