@@ -16,6 +16,7 @@ see. Where no fence is proven (Snowflake, BigQuery, Trino) raw SQL is refused fo
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,10 +89,10 @@ def fence(query: exp.Select, dialect: str | None) -> exp.Select:
     neither flattens (outer WHERE present) nor pushes terms into a subquery with LIMIT. Each is
     proven on the real engine by tests/engine/test_access_fences.py. Other dialects: unchanged.
     """
-    if dialect in ("postgres", "duckdb"):
-        return query.offset(0, copy=False)
-    if dialect in _ALL_ROWS:
-        return query.limit(_ALL_ROWS[dialect], copy=False)
+    if dialect in ("postgres", "duckdb"):  # nodes built directly: the builders would parse "0"
+        query.set("offset", exp.Offset(expression=exp.Literal.number(0)))
+    elif dialect in _ALL_ROWS:
+        query.set("limit", exp.Limit(expression=exp.Literal.number(_ALL_ROWS[dialect])))
     return query
 
 
@@ -221,7 +222,7 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
                          "evaluate a query's conditions on rows the role's filters remove, and nothing proves otherwise; "
                          "use an SMQ instead", code="raw_sql_refused")
     tree = tree.copy()
-    sources = restricted_sources(layer, graph, role, layer.dialect, default_schema(layer))
+    sources = _raw_sql_sources(layer, graph, role)
     physical: list[tuple[tuple[str, ...], str]] = [
         (_table_key(m.source), m.name) for m in layer.models.values() if isinstance(m.source, exp.Table)
     ]
@@ -256,6 +257,23 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
                                                                                  table.this.quoted)))
             table.replace(replacement)
     return tree
+
+
+# graph (one per loaded layer; a reload makes a new one) -> role -> its sources for raw SQL
+_RAW_SOURCES: weakref.WeakKeyDictionary[JoinGraph, dict[tuple, dict[str, exp.Expression]]] = weakref.WeakKeyDictionary()
+
+
+def _raw_sql_sources(layer: SemanticLayer, graph: JoinGraph, role: Role) -> dict[str, exp.Expression]:
+    """`restricted_sources` for the layer's own dialect and schema, built once per layer and role (read-only)."""
+    schema = default_schema(layer)
+    key = (role.name, role.row_filters, role.hidden, layer.dialect, schema)
+    per_graph = _RAW_SOURCES.get(graph)
+    if per_graph is None:
+        per_graph = _RAW_SOURCES.setdefault(graph, {})
+    cached = per_graph.get(key)
+    if cached is None:
+        cached = per_graph[key] = restricted_sources(layer, graph, role, layer.dialect, schema)
+    return cached
 
 
 def _refuse_shadowing_ctes(cte_names: set[str], sources: dict[str, exp.Expression]) -> None:
