@@ -5,11 +5,21 @@ many_to_one/one_to_one steps. It is applied by replacing each restricted model's
 with a filtered subquery (`SELECT x.* FROM table x JOIN ... WHERE filter`, inner joins so
 rows whose path finds no match are excluded). The same subqueries serve compiled SMQs
 and raw SQL, so no path sees unfiltered rows.
+
+Each subquery is *fenced* (see `fence`): a clause that stops the engine's planner from merging it
+into the outer query or pushing the caller's predicates below the role's filter. Without it,
+PostgreSQL and MariaDB evaluate a user's `WHERE` on rows the filter removes, and an error raised
+there (a failed cast quoting the value, a division by zero) tells the caller about rows it may not
+see. Where no fence is proven (Snowflake, BigQuery, Trino) raw SQL is refused for row-filtered roles.
 """
 
 from __future__ import annotations
 
+import re
+import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlglot import exp
 
@@ -64,12 +74,36 @@ def _n_to_one_paths(graph: JoinGraph, start: str, target: str, limit: int = 8) -
     return out
 
 
-def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None) -> dict[str, exp.Expression]:
+# The largest row count each engine accepts in LIMIT: "every row", yet a LIMIT all the same.
+_ALL_ROWS = {"mysql": 18446744073709551615, "sqlite": 9223372036854775807}
+FENCED_DIALECTS = ("postgres", "duckdb", "mysql", "sqlite")
+RESERVED_PREFIX = "__acl"
+
+
+def fence(query: exp.Select, dialect: str | None) -> exp.Select:
+    """The role's subquery made opaque to the planner, so outer predicates see only filtered rows.
+
+    PostgreSQL neither pulls up a subquery with OFFSET nor pushes quals into it (the classic
+    optimisation fence); DuckDB keeps a LIMIT/OFFSET node between the filter and the outer query;
+    MariaDB/MySQL never merge a derived table with LIMIT nor push conditions into it; SQLite
+    neither flattens (outer WHERE present) nor pushes terms into a subquery with LIMIT. Each is
+    proven on the real engine by tests/engine/test_access_fences.py. Other dialects: unchanged.
+    """
+    if dialect in ("postgres", "duckdb"):  # nodes built directly: the builders would parse "0"
+        query.set("offset", exp.Offset(expression=exp.Literal.number(0)))
+    elif dialect in _ALL_ROWS:
+        query.set("limit", exp.Limit(expression=exp.Literal.number(_ALL_ROWS[dialect])))
+    return query
+
+
+def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None, dialect: str | None = None,
+                       schema: tuple[str, ...] = ()) -> dict[str, exp.Expression]:
     """Model name -> the subquery standing in for its table under a role.
 
     Row-filtered models read `... WHERE filter`; models with hidden dimensions expose only the
     columns their visible elements and joins use, so no query (compiled or raw) can read a hidden
-    column, not even through `SELECT *`.
+    column, not even through `SELECT *`. `dialect` picks the fence; `schema` qualifies the
+    subquery's unqualified tables (raw SQL: a caller's CTE must not stand in for one of them).
     """
     if role is None or (not role.row_filters and not role.hidden):
         return {}
@@ -83,7 +117,7 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
         projection = [exp.Column(this=exp.Star(), table=exp.to_identifier("__acl", quoted=True))] if columns is None else [
             exp.Column(this=c.copy(), table=exp.to_identifier("__acl", quoted=True)) for c in columns]
         query = exp.Select(expressions=projection)
-        root = model.source.copy()
+        root = _qualified_table(model.source, schema)
         root.set("alias", exp.TableAlias(this=exp.to_identifier("__acl", quoted=True)))
         query = query.from_(root)
         conditions = []
@@ -91,7 +125,7 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
             parent = "__acl"
             for depth, step in enumerate(path):
                 alias = f"__acl{n}_{depth}"
-                target = layer.models[step.target].source.copy()
+                target = _qualified_table(layer.models[step.target].source, schema)
                 target.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
                 on = exp.EQ(this=qualify(step.edge.left_node, from_alias), expression=qualify(step.edge.right_node, to_alias))
@@ -102,8 +136,42 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
                 qualify(refs[ref_name].dimension.node, parent)))))
         if conditions:
             query = query.where(*conditions, copy=False)
-        out[name] = exp.Subquery(this=query)
+        out[name] = exp.Subquery(this=fence(query, dialect))
     return out
+
+
+def _qualified_table(source: exp.Expression, schema: tuple[str, ...]) -> exp.Expression:
+    """A copy of a model's source; an unqualified table gets `schema` in front (a CTE cannot shadow it)."""
+    out = source.copy()
+    if schema and isinstance(out, exp.Table) and not out.args.get("db"):
+        out.set("db", exp.to_identifier(schema[-1]))
+        if len(schema) > 1:
+            out.set("catalog", exp.to_identifier(schema[0]))
+    return out
+
+
+_PLAIN_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
+
+
+def default_schema(layer: SemanticLayer) -> tuple[str, ...]:
+    """The schema the layer's connection reads unqualified tables from, when it is known for certain.
+
+    DuckDB and SQLite: `main`; PostgreSQL: the connection's single `schema`; MySQL/MariaDB: its
+    `database` (or the url's). Empty when unknown (e.g. a `${VAR}`): the CTE-name refusal in
+    `apply_role_to_sql` still keeps the subquery's tables from being shadowed.
+    """
+    connection: Mapping[str, Any] = layer.connection or {}
+    backend = str(connection.get("backend", "")).lower()
+    if backend in ("duckdb", "sqlite") and layer.dialect == backend:
+        return ("main",)
+    name: Any = None
+    if backend == "postgres" and layer.dialect == "postgres":
+        name = connection.get("schema")
+    elif backend in ("mysql", "mariadb") and layer.dialect == "mysql":
+        name = connection.get("database")
+        if not name and isinstance(connection.get("url"), str):
+            name = connection["url"].rsplit("/", 1)[-1].split("?", 1)[0] if connection["url"].count("/") >= 3 else None
+    return (name,) if isinstance(name, str) and _PLAIN_NAME.match(name) else ()
 
 
 def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) -> list[exp.Identifier] | None:
@@ -149,8 +217,12 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
     """
     if role is None or (not role.row_filters and not role.hidden):
         return tree
+    if role.row_filters and layer.dialect not in FENCED_DIALECTS:
+        raise QueryError(f"raw SQL is not available to role '{role.name}' on {layer.dialect}: this engine's planner may "
+                         "evaluate a query's conditions on rows the role's filters remove, and nothing proves otherwise; "
+                         "use an SMQ instead", code="raw_sql_refused")
     tree = tree.copy()
-    sources = restricted_sources(layer, graph, role)
+    sources = _raw_sql_sources(layer, graph, role)
     physical: list[tuple[tuple[str, ...], str]] = [
         (_table_key(m.source), m.name) for m in layer.models.values() if isinstance(m.source, exp.Table)
     ]
@@ -161,6 +233,7 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
         raise QueryError(f"raw SQL is not available to role '{role.name}': its row filters restrict the derived model(s) "
                          f"{', '.join(derived)}; use an SMQ instead", code="raw_sql_refused")
     cte_names = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    _refuse_shadowing_ctes(cte_names, sources)
     hidden = {name: _hidden_columns(layer, name, set(role.hidden)) for name in layer.models}
     for table in list(tree.find_all(exp.Table)):
         key = _table_key(table)
@@ -170,7 +243,7 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
             continue
         match = next((model for p, model in physical if _matches(key, p)), None)
         if match is None:
-            if role.row_filters:
+            if role.row_filters or role.hidden:
                 raise QueryError(f"table '{table.sql()}' is not part of database '{layer.name}' and role '{role.name}' may only read "
                                  "the layer's tables", code="raw_sql_refused",
                                  suggestions=nearest(table.name, [p[-1] for p, _ in physical]))
@@ -184,6 +257,36 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
                                                                                  table.this.quoted)))
             table.replace(replacement)
     return tree
+
+
+# graph (one per loaded layer; a reload makes a new one) -> role -> its sources for raw SQL
+_RAW_SOURCES: weakref.WeakKeyDictionary[JoinGraph, dict[tuple, dict[str, exp.Expression]]] = weakref.WeakKeyDictionary()
+
+
+def _raw_sql_sources(layer: SemanticLayer, graph: JoinGraph, role: Role) -> dict[str, exp.Expression]:
+    """`restricted_sources` for the layer's own dialect and schema, built once per layer and role (read-only)."""
+    schema = default_schema(layer)
+    key = (role.name, role.row_filters, role.hidden, layer.dialect, schema)
+    per_graph = _RAW_SOURCES.get(graph)
+    if per_graph is None:
+        per_graph = _RAW_SOURCES.setdefault(graph, {})
+    cached = per_graph.get(key)
+    if cached is None:
+        cached = per_graph[key] = restricted_sources(layer, graph, role, layer.dialect, schema)
+    return cached
+
+
+def _refuse_shadowing_ctes(cte_names: set[str], sources: dict[str, exp.Expression]) -> None:
+    """No CTE (at any depth) may take the name of a table a role's subquery reads, nor our own alias prefix.
+
+    The subqueries are placed inside the caller's query: an unqualified table in them would resolve to
+    a caller's CTE of that name (`WITH nations AS (SELECT ... 'Germany' ...)` would satisfy any filter).
+    """
+    used = {t.name.lower() for source in sources.values() for t in source.find_all(exp.Table)}
+    for name in sorted(cte_names):
+        if name in used or name.startswith(RESERVED_PREFIX):
+            raise QueryError(f"a CTE named '{name}' shadows a restricted table or one its row filters read; rename the CTE",
+                             code="raw_sql_refused")
 
 
 def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) -> set[str]:

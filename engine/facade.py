@@ -40,7 +40,7 @@ class Layer:
         self.graph = JoinGraph(semantic.models, semantic.joins)
         self._cache: LruCache[tuple, str] = LruCache(cache_size)
         self._lock = threading.Lock()
-        self._sources: dict[str, dict[str, exp.Expression]] = {}
+        self._sources: dict[tuple[str, str], dict[str, exp.Expression]] = {}
 
     # -- facts -------------------------------------------------------------------------------
     @property
@@ -96,7 +96,7 @@ class Layer:
         hidden = frozenset(role_obj.hidden) if role_obj else frozenset()
         try:
             plan = Planner(self.semantic, self.graph, Resolver(self.semantic, hidden)).plan(spec)
-            sources = self.restricted_sources(role)
+            sources = self.restricted_sources(role, target)
             renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
             return compose(plan, renderer)
         except EngineError:
@@ -104,16 +104,17 @@ class Layer:
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
             raise InternalError(f"the compiler failed on a valid-looking query: {type(exc).__name__}: {exc}") from exc
 
-    def restricted_sources(self, role: str | None) -> dict[str, exp.Expression]:
-        """Model name -> filtered subquery for a role's row filters (empty without filters)."""
+    def restricted_sources(self, role: str | None, dialect: str | None = None) -> dict[str, exp.Expression]:
+        """Model name -> filtered subquery for a role's row filters (empty without filters), fenced for `dialect`."""
         if role is None:
             return {}
+        target = (dialect or self.dialect).lower()
         with self._lock:
-            cached = self._sources.get(role)
+            cached = self._sources.get((role, target))
         if cached is None:
-            cached = restricted_sources(self.semantic, self.graph, self.role(role))
+            cached = restricted_sources(self.semantic, self.graph, self.role(role), target)
             with self._lock:
-                self._sources[role] = cached
+                self._sources[(role, target)] = cached
         return cached
 
     def _dialect(self, dialect: str | None) -> str:

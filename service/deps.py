@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -19,6 +19,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from engine import Layer
 from engine.errors import nearest
 from engine.layer.model import Role
+from smq_db.executors import WithholdingExecutor
 
 from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError
@@ -151,5 +152,10 @@ DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
 def executor_for(state: ServiceState, database: Database) -> Executor:
-    """The executor of a database (503 problems come from BackendUnavailable / ConfigError)."""
-    return state.registry.executor(database.layer)
+    """The executor of a database (503 problems come from BackendUnavailable / ConfigError).
+
+    For a key with an access role, database errors come back without the database's text
+    (it may quote rows or columns the role may not see; see smq_db.executors.withholding).
+    """
+    executor = state.registry.executor(database.layer)
+    return WithholdingExecutor(executor, database.role) if database.role is not None else executor

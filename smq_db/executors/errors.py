@@ -7,7 +7,12 @@ Python traceback: users act on "no such table: ordrs", not on a stack.
 
 from __future__ import annotations
 
+import logging
+import uuid
+
 from engine.errors import EngineError
+
+log = logging.getLogger("smq.db")
 
 
 class ExecutionError(EngineError):
@@ -20,6 +25,21 @@ class QueryTimeout(ExecutionError):
     """The query ran past its time budget and was cancelled on the engine."""
 
     code = "query_timeout"
+
+
+def withheld(error: ExecutionError, role: str) -> ExecutionError:
+    """The error a caller with an access role sees instead of the database's words.
+
+    A database's message can quote the values it failed on (`invalid input syntax for type integer:
+    "C00042/retail"`), and for a role those values may be rows its filters remove or columns it may
+    not read. The caller gets the code and an id; the full text goes to the server log, one line.
+    """
+    error_id = uuid.uuid4().hex[:12]
+    text = " ".join(error.message.split())
+    log.warning("database error %s withheld from role %s: %s", error_id, role, text)
+    return ExecutionError(f"the database rejected the query (error id {error_id}); its message is withheld from API keys "
+                          "with an access role and was logged. Check the SQL against the tables and columns the layer "
+                          "describes (getModelDataElements)", code=error.code)
 
 
 class BackendUnavailable(ExecutionError):
