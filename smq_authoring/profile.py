@@ -7,6 +7,8 @@ random sample: cheap on every engine); a key found on the sample is then checked
 
 from __future__ import annotations
 
+import re
+from decimal import Decimal
 from typing import Any, Callable
 
 from sqlglot import exp
@@ -71,13 +73,29 @@ def profile_table(source: Source, table: Table, *, sample_rows: int | None = Non
     for col in table.columns:
         refine_kind(col, source.dialect)
         if read_values and col.profiled and 0 < (col.distinct or 0) <= LOW_CARDINALITY and col.kind in ("string", "boolean", "number"):
-            col.values = low_cardinality_values(source, base, col.name)
+            values = low_cardinality_values(source, base, col.name)
+            col.values = values if source.dialect == "sqlite" else [(exact_value(v, col.type), n) for v, n in values]
 
 
 def low_cardinality_values(source: Source, base: exp.Expression, column: str) -> list[tuple[Any, int]]:
     """The column's values with their row counts, most frequent first (ties by value)."""
     query = top_values_query(base, _col(column), LOW_CARDINALITY + 1, skip_nulls=True)
     return [(r[0], int(r[1])) for r in source.query(query)]
+
+
+_DECLARED_SCALE = re.compile(r"\b(?:numeric|decimal|number)\s*\(\s*\d+\s*,\s*(\d+)\s*\)", re.IGNORECASE)
+
+
+def exact_value(value: Any, declared_type: str) -> Any:
+    """A DECIMAL(p, s) value with its declared scale, as descriptions show it (0.10, not 0.1).
+
+    Executors return exact numbers as JSON numbers; the scale the column declares restores how the
+    database writes them. Other values are returned unchanged.
+    """
+    match = _DECLARED_SCALE.search(declared_type)
+    if match is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    return Decimal(str(value)).quantize(Decimal(1).scaleb(-int(match.group(1))))
 
 
 def _id_like(table: Table, name: str) -> int:

@@ -74,3 +74,23 @@ def test_empty_database_and_views(cli, tmp_path: Path) -> None:
     code, out, _ = cli("init", "--from", f"sqlite:///{views}", "--db", "views", "--models-dir", tmp_path / "m")
     assert code == 0 and "-> v(" not in out  # a view repeats its table's columns: nothing is inferred to reference it
     assert cli("validate", "--models-dir", tmp_path / "m")[0] == 0
+
+
+def test_exact_numbers_keep_their_declared_scale_in_value_lists(tmp_path: Path) -> None:
+    """Executors return DECIMAL(4,2) values as JSON numbers (0.1); descriptions show them as declared (0.10)."""
+    import duckdb
+
+    from smq_authoring import init_layer
+    from smq_authoring.profile import exact_value
+
+    path = tmp_path / "d.duckdb"
+    conn = duckdb.connect(str(path))
+    conn.execute("CREATE TABLE items (item_id INTEGER PRIMARY KEY, discount DECIMAL(4, 2), qty INTEGER)")
+    conn.execute("INSERT INTO items VALUES (1, 0.10, 1), (2, 0.05, 2), (3, 0.10, 1), (4, 0.50, 3)")
+    conn.close()
+    result = init_layer(f"duckdb:///{path}", "d", tmp_path / "d")
+    discount = result.catalog.table("items").column("discount")
+    assert [str(v) for v, _ in discount.values] == ["0.10", "0.05", "0.50"]
+    assert "Values: 0.05, 0.10, 0.50." in (tmp_path / "d" / "models" / "items.yml").read_text()
+    assert [str(v) for v, _ in result.catalog.table("items").column("qty").values] == ["1", "2", "3"]
+    assert exact_value(True, "decimal(1,0)") is True and exact_value("x", "NUMERIC(5,2)") == "x"
