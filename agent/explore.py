@@ -72,6 +72,7 @@ class Explorer:
         self.on_table = on_table  # tables the tools showed (the agent's guard then lets execute read them)
         self.catalog = Catalog(executor, layer.dialect)
         self._visible: dict[tuple[str, ...], list[str]] = {}
+        self.last_rows: dict[str, Any] | None = None  # the last read_query result: the python tool's default data
 
     # -- dispatch -------------------------------------------------------------------------------
     def call(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,7 +86,7 @@ class Explorer:
             FIND_ROWS: lambda a: self.find_rows(_str(a, "table"), _str(a, "column"), _terms(a), _opt_int(a, "limit")),
             PROFILE_COLUMN: lambda a: self.profile_column(_str(a, "table"), _str(a, "column")),
             READ_QUERY: lambda a: self.read_query(_str(a, "sql")),
-            PYTHON: lambda a: self.python(_str(a, "code")),
+            PYTHON: lambda a: self.python(_str(a, "code"), a.get("data")),
         }
         handler = handlers.get(name)
         if handler is None:
@@ -331,15 +332,20 @@ class Explorer:
         for table in tree.find_all(exp.Table):
             if not (len(table_key(table)) == 1 and table_key(table)[0] in ctes) and self.on_table is not None:
                 self.on_table(table)
+        self.last_rows = {"columns": result.columns, "rows": result.rows}
         return {"columns": result.columns, "rows": result.rows, "row_count": result.row_count,
                 "truncated": result.truncated, "note": f"at most {cap} rows; this is not the final answer"}
 
-    def python(self, code: str) -> dict[str, Any]:
+    def python(self, code: str, data: Any = None) -> dict[str, Any]:
+        """Run code in the OS sandbox (agent/sandbox.py), handed `data` or else the last read_query result."""
         if not self.limits.python_enabled:
             raise ToolError("the python tool is off for this run (enable it explicitly)", code="tool_disabled")
-        from .sandbox import run_python
+        from .sandbox import python_tool_refusal, run_python
 
-        return run_python(code).to_json()
+        refusal = python_tool_refusal(self.role)
+        if refusal is not None:
+            raise ToolError(refusal.message, code=refusal.code)
+        return run_python(code, data=data if data is not None else self.last_rows).to_json()
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _as_role(self, tree: exp.Expression) -> exp.Expression:
@@ -432,8 +438,15 @@ def explore_tool_specs(names: tuple[str, ...] | list[str] = EXPLORE_TOOLS) -> li
         READ_QUERY: ToolSpec(READ_QUERY, "Run one read-only exploratory SELECT (at most 50 rows). Not the final answer: "
                              "finish with execute.", {"type": "object", "properties": {"sql": {
                                  "type": "string", "description": "one SELECT in the database's dialect"}}, "required": ["sql"]}),
-        PYTHON: ToolSpec(PYTHON, "Run Python code in a sandbox (no network, no database, CPU/memory/time limits); "
-                         "print what you need.", {"type": "object", "properties": {"code": {"type": "string"}},
-                                                  "required": ["code"]}),
+        PYTHON: ToolSpec(PYTHON, "Run Python code (standard library only) in an isolated sandbox: no network, no "
+                         "database, no files but its working directory, CPU/memory/time/output limits. The data is "
+                         "in data.json (and data.csv when it has columns and rows) in the working directory; print "
+                         "what you need.", {"type": "object", "properties": {
+                             "code": {"type": "string"},
+                             "data": {"type": "object", "description": "rows handed to the code as data.json and "
+                                      "data.csv (default: the last read_query result)", "properties": {
+                                          "columns": {"type": "array", "items": {"type": "string"}},
+                                          "rows": {"type": "array", "items": {"type": "array"}}}}},
+                             "required": ["code"]}),
     }
     return [specs[n] for n in names]

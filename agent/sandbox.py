@@ -124,13 +124,21 @@ def isolation_status() -> tuple[bool, str]:
         return _probe
 
 
+def forget_isolation_status() -> None:
+    """Probe again on next use (after installing bubblewrap, or in tests that change SMQ_SANDBOX_BWRAP)."""
+    global _probe
+    with _probe_lock:
+        _probe = None
+
+
 def sandbox_available() -> bool:
     return isolation_status()[0]
 
 
 def _run_probe() -> tuple[bool, str]:
     if not sandbox_bwrap.bwrap_path():
-        return False, "bubblewrap (bwrap) is not installed on this host (Debian: apt-get install bubblewrap)"
+        return False, ("bubblewrap (bwrap) is not installed on this host (Debian: apt-get install bubblewrap), or "
+                       "SMQ_SANDBOX_BWRAP names no executable")
     if not sandbox_seccomp.supported():
         return False, "no seccomp syscall table for this machine's architecture"
     try:

@@ -95,9 +95,13 @@ def command(bwrap: str, *, seccomp_fd: int, scratch_bytes: int, python_args: lis
 
 
 def bwrap_path() -> str | None:
-    """bwrap on the PATH or in the usual places (the service may run with a short PATH)."""
+    """SMQ_SANDBOX_BWRAP if set (a path; a missing one means no sandbox), else bwrap on the PATH or in the usual
+    places (the service may run with a short PATH)."""
     from shutil import which
 
+    chosen = os.environ.get("SMQ_SANDBOX_BWRAP", "").strip()
+    if chosen:
+        return chosen if os.path.isfile(chosen) and os.access(chosen, os.X_OK) else None
     found = which("bwrap")
     if found:
         return found

@@ -16,6 +16,7 @@ from typing import Any
 from agent.explore import EXPLORE_TOOLS, PYTHON, ExploreLimits, Explorer, explore_tool_specs
 from agent.guards import RunGuards, bare_sql, table_key
 from agent.providers.base import ToolCall, ToolSpec
+from agent.sandbox import python_tool_offered, python_tool_refusal
 from agent.tools import TOOL_NAMES, Toolbox, tool_specs
 from engine.errors import EngineError, QueryError
 
@@ -61,6 +62,10 @@ class ToolRunner:
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
         self._lock = threading.Lock()
 
+    def python_offered(self, principal: Principal) -> bool:
+        """Whether to list the python tool for this caller (switched on, no role, an isolating host)."""
+        return python_tool_offered(self.python_enabled, principal.role)
+
     def databases_for(self, principal: Principal) -> list[str]:
         names = [e.name for e in self.state.registry.entries() if may_use(principal, e)]
         return [self.default_db] if self.default_db in names else names
@@ -101,6 +106,9 @@ class ToolRunner:
                           query_timeout_s=settings.query_timeout_s)
             outcome = box.call(ToolCall(name, arguments))
             return outcome.result, outcome.outcome in ("error", "refused", "failed", "fatal")
+        refusal = python_tool_refusal(database.role) if name == PYTHON and self.python_enabled else None
+        if refusal is not None:  # a key with a role, or a host that cannot isolate the code
+            raise QueryError(refusal.message, code=refusal.code)
         if name not in tool_names(self.python_enabled):
             raise QueryError(f"unknown tool '{name}'", code="unknown_tool")
 

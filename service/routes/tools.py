@@ -5,7 +5,8 @@ JSON result. Same keys, databases and role as every other route (`DatabaseDep`);
 role themselves (agent/explore.py). A wrong call is a 400 problem (`tool_error`, `unknown_table`,
 `unknown_column`, ...), a refused one a 403 (`catalog_refused`, `raw_sql_refused`). The paper's three
 tools have their own routes (`/elements`, `/compile`, `/execute`). `python` answers 403
-`tool_disabled` unless the app enables it (`app.state.python_tool = True` or `SMQ_PYTHON_TOOL=1`).
+`tool_disabled` unless the app enables it (`app.state.python_tool = True` or `SMQ_PYTHON_TOOL=1`), and
+403 `tool_refused` / `sandbox_unavailable` for keys with a role or on hosts without isolation (agent/sandbox.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Body, Path, Request
 from fastapi.responses import JSONResponse
 
 from agent.explore import EXPLORE_TOOLS, PYTHON, ExploreLimits, Explorer, explore_tool_specs
+from agent.sandbox import python_tool_offered, python_tool_refusal
 from agent.tools import TOOL_NAMES
 
 from ..deps import DatabaseDep, StateDep, executor_for
@@ -37,7 +39,7 @@ def python_enabled(request: Request) -> bool:
 
 @router.get("/{db}/tools", summary="the exploration tools: names, descriptions and JSON schemas of their arguments")
 async def list_tools(database: DatabaseDep, request: Request) -> dict[str, Any]:
-    names = [t for t in EXPLORE_TOOLS if t != PYTHON or python_enabled(request)]
+    names = [t for t in EXPLORE_TOOLS if t != PYTHON or python_tool_offered(python_enabled(request), database.role)]
     return {"tools": [{"name": s.name, "description": s.description, "parameters": s.parameters}
                       for s in explore_tool_specs(names)]}
 
@@ -59,6 +61,9 @@ def run_tool(name: Annotated[str, Path(description="tool name, e.g. describe_tab
     if name == PYTHON and not enabled:
         return problem(403, "tool_disabled", "the python tool is off on this service (SMQ_PYTHON_TOOL=1 enables it)",
                        request.url.path)
+    refusal = python_tool_refusal(database.role) if name == PYTHON else None
+    if refusal is not None:  # a key with a role, or a host that cannot isolate the code
+        return problem(403, refusal.code, refusal.message, request.url.path)
     settings = state.settings
     limits = ExploreLimits(timeout_s=settings.query_timeout_s, python_enabled=enabled)
     explorer = Explorer(database.layer, executor_for(state, database), role=database.role, limits=limits)
