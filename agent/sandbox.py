@@ -244,17 +244,18 @@ def _communicate(process: subprocess.Popen, payload: bytes, lim: SandboxLimits) 
                 break
     finally:
         selector.close()
-        killed = timed_out or truncated
-        if killed:
+        if timed_out or truncated:
             _kill(process)
-        try:
-            process.wait(timeout=lim.wall_s)
+        try:  # both pipes closed; the code may still run (it closed them itself) until the deadline
+            process.wait(timeout=max(0.0, deadline - time.monotonic()) + 1)
         except subprocess.TimeoutExpired:
+            timed_out = True
             _kill(process)
             process.wait()
         for stream in (process.stdout, process.stderr):
             stream.close()
         writer.join(timeout=1)
+    killed = timed_out or truncated
     stdout = buffers["stdout"].decode("utf-8", "replace")
     stderr = buffers["stderr"].decode("utf-8", "replace").strip()
     if truncated:

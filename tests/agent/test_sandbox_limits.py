@@ -62,3 +62,8 @@ def test_input_size_is_bounded():
     with pytest.raises(SandboxError) as err:
         run_python("print(1)", FAST, data={"rows": ["x" * 1000] * 10_000})
     assert err.value.code == "sandbox_input_too_large"
+
+
+def test_closing_its_output_does_not_outlive_the_wall_clock():
+    out = run_python("import os, time\nos.close(1)\nos.close(2)\ntime.sleep(30)", SandboxLimits(wall_s=1))
+    assert out.timed_out and out.exit_code is None
