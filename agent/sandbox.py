@@ -159,7 +159,8 @@ def python_tool_refusal(role: str | None) -> Refusal | None:
                        "elements cannot follow data into Python")
     available, reason = isolation_status()
     if not available:
-        return Refusal("sandbox_unavailable", f"the python tool needs an isolated sandbox and this host has none: {reason}")
+        return Refusal("sandbox_unavailable",
+                       f"the python tool needs an isolated sandbox and this host has none: {reason}")
     return None
 
 

@@ -36,7 +36,8 @@ def attack(code: str, limits: SandboxLimits = FAST) -> sandbox_module.SandboxRes
 def test_resetting_the_hook_state_gives_no_shell(tmp_path: Path):
     marker = tmp_path / "shell-ran"
     out = attack(f"import os, subprocess\nprint('system', os.system('touch {marker}'))\n"
-                 f"try:\n    subprocess.run(['/bin/sh', '-c', 'touch {marker}'])\nexcept OSError as e:\n    print(type(e).__name__)")
+                 f"try:\n    subprocess.run(['/bin/sh', '-c', 'touch {marker}'])\n"
+                 "except OSError as e:\n    print(type(e).__name__)")
     assert "system 0" not in out.stdout
     assert not marker.exists()
 
@@ -87,7 +88,8 @@ def test_native_code_runs_but_cannot_reach_the_host(tmp_path: Path):
     marker = tmp_path / "native-ran"
     source = tmp_path / "evil.c"
     source.write_text('#include <stdio.h>\n'
-                      'static void mark(const char *p) { FILE *f = fopen(p, "w"); if (f) { fputs("x", f); fclose(f); } }\n'
+                      'static void mark(const char *p) {\n'
+                      '    FILE *f = fopen(p, "w"); if (f) { fputs("x", f); fclose(f); }\n}\n'
                       f'void *PyInit_evil(void) {{ mark("ran-inside"); mark("{marker}"); return 0; }}\n')
     library = tmp_path / "evil.so"
     subprocess.run(["cc", "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
@@ -135,7 +137,8 @@ def test_host_files_are_not_there(tmp_path: Path):
     passwd = Path("/etc/passwd").read_text().splitlines()[0] if Path("/etc/passwd").exists() else "root:x:0:0"
     code = f"""
 import os
-for path in ({str(secret)!r}, "/etc/passwd", "/etc/hostname", {str(ROOT / "pyproject.toml")!r}, os.path.expanduser("~/.bash_history")):
+for path in ({str(secret)!r}, "/etc/passwd", "/etc/hostname", {str(ROOT / "pyproject.toml")!r},
+             os.path.expanduser("~/.bash_history")):
     try:
         print(open(path).read()[:200])
     except OSError as e:
@@ -155,7 +158,8 @@ def test_a_sqlite_file_outside_cannot_be_read(tmp_path: Path):
         conn.execute("CREATE TABLE customers (name TEXT)")
         conn.execute("INSERT INTO customers VALUES ('Every Customer GmbH')")
     out = attack(f"import sqlite3\ntry:\n    print(sqlite3.connect('file:{db}?mode=ro', uri=True)"
-                 ".execute('SELECT name FROM customers').fetchall())\nexcept sqlite3.Error as e:\n    print('refused', e)")
+                 ".execute('SELECT name FROM customers').fetchall())\n"
+                 "except sqlite3.Error as e:\n    print('refused', e)")
     assert "Every Customer" not in out.stdout and "refused" in out.stdout
 
 
