@@ -77,6 +77,7 @@ class Explorer:
         self.on_table = on_table  # tables the tools showed (the agent's guard then lets execute read them)
         self.catalog = Catalog(executor, layer.dialect)
         self._visible: dict[tuple[str, ...], list[str]] = {}
+        self.last_rows: dict[str, Any] | None = None  # the last read_query result: the python tool's default data
 
     # -- dispatch -------------------------------------------------------------------------------
     def call(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -313,15 +314,20 @@ class Explorer:
         for table in tree.find_all(exp.Table):
             if not (len(table_key(table)) == 1 and table_key(table)[0] in ctes) and self.on_table is not None:
                 self.on_table(table)
+        self.last_rows = {"columns": result.columns, "rows": result.rows}
         return {"columns": result.columns, "rows": result.rows, "row_count": result.row_count,
                 "truncated": result.truncated, "note": f"at most {cap} rows; this is not the final answer"}
 
-    def python(self, code: str) -> dict[str, Any]:
+    def python(self, code: str, data: Any = None) -> dict[str, Any]:
+        """Run code in the OS sandbox (agent/sandbox.py), handed `data` or else the last read_query result."""
         if not self.limits.python_enabled:
             raise ToolError("the python tool is off for this run (enable it explicitly)", code="tool_disabled")
-        from .sandbox import run_python
+        from .sandbox import python_tool_refusal, run_python
 
-        return run_python(code).to_json()
+        refusal = python_tool_refusal(self.role)
+        if refusal is not None:
+            raise ToolError(refusal.message, code=refusal.code)
+        return run_python(code, data=data if data is not None else self.last_rows).to_json()
 
     # -- plumbing ----------------------------------------------------------------------------------
     def _as_role(self, tree: exp.Expression) -> exp.Expression:

@@ -41,6 +41,7 @@ from .profiling import Profiler
 from .providers.base import Message, ModelResponse, Provider, ProviderError, ToolCall, ToolSpec
 from .repair import REPLAN, RepairState, replan_spec
 from .retry import RetryStats, call_with_retries
+from .sandbox import offered_tools
 from .tips import TipRetriever, render
 from .result import ANSWERED, ERROR, GAVE_UP, NEEDS_CLARIFICATION, AgentResult
 from .tool_registry import execute_in_run_spec
@@ -132,7 +133,7 @@ class Agent:
                     if config.profile_enabled(self.layer.dialect) else None)
         toolbox = Toolbox(self.layer, self.executor, guards, role=self.role, max_rows=config.max_rows,
                           preview_rows=config.preview_rows, query_timeout_s=config.query_timeout_s,
-                          extra_tools=config.tools, tips=tips, profiler=profiler)
+                          extra_tools=offered_tools(config.tools, self.role), tips=tips, profiler=profiler)
         answerer = self.answerer
         if plan is not None and isinstance(answerer, DeferredAnswerer):
             answerer = NoAnswerer()  # voting attempts cannot pause one by one: they state assumptions instead
@@ -213,7 +214,8 @@ class _Run:
         """The tools this turn: the paper's three (execute may carry assumptions), the exploration tools, the
         pool's two, and `replan` once there is something to repair."""
         config = self.agent.config
-        specs = [execute_spec(s) if s.name == EXECUTE else s for s in tool_specs(config.tools)]
+        specs = [execute_spec(s) if s.name == EXECUTE else s
+                 for s in tool_specs(offered_tools(config.tools, self.agent.role))]
         descriptions = prompts.tool_descriptions()
         if self.pool is not None:
             specs += clarify_tool_specs(descriptions)

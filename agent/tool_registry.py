@@ -193,8 +193,14 @@ class ReadQueryArgs(ToolArgs):
     sql: Text = Field(description="one SELECT in the database's dialect")
 
 
+_PYTHON_DATA = {"type": "object", "properties": {"columns": {"type": "array", "items": {"type": "string"}},
+                                                 "rows": {"type": "array", "items": {"type": "array"}}}}
+
+
 class PythonArgs(ToolArgs):
     code: Text
+    data: Annotated[dict[str, Any] | None, WithJsonSchema(_PYTHON_DATA)] = Field(
+        None, description="rows handed to the code as data.json and data.csv (default: the last read_query result)")
 
 
 # -- the loop's own tools (clarification pool, two-tier repair) ---------------------------------------------------
@@ -217,6 +223,7 @@ class Offer:
     """What a surface switched on; a tool's `available` predicate decides from it whether the tool is offered."""
 
     python_enabled: bool = False
+    role: str | None = None  # the caller's access role: the python tool is never offered to one
 
 
 def _always(offer: Offer) -> bool:
@@ -224,8 +231,10 @@ def _always(offer: Offer) -> bool:
 
 
 def python_available(offer: Offer) -> bool:
-    """The python tool: only when switched on (and, where checked, when its sandbox can run here)."""
-    return offer.python_enabled
+    """The python tool: only when switched on, for a caller without a role, on a host that can isolate it."""
+    from .sandbox import python_tool_offered
+
+    return python_tool_offered(offer.python_enabled, offer.role)
 
 
 Group = Literal["paper", "explore", "loop"]
@@ -319,8 +328,11 @@ TOOLS: dict[str, Tool] = {t.name: t for t in (
           "A column's profile: row count, NULL share, distinct count, min, max and top values."),
     _declare(READ_QUERY, lambda ex, a: ex.read_query(a.sql), ReadQueryArgs, "explore",
           "Run one read-only exploratory SELECT (at most 50 rows). Not the final answer: finish with execute."),
-    _declare(PYTHON, lambda ex, a: ex.python(a.code), PythonArgs, "explore",
-          "Run Python code in a sandbox (no network, no database, CPU/memory/time limits); print what you need.",
+    _declare(PYTHON, lambda ex, a: ex.python(a.code, a.data), PythonArgs,
+          "explore",
+          "Run Python code (standard library only) in an isolated sandbox: no network, no database, no files but its "
+          "working directory, CPU/memory/time/output limits. The data is in data.json (and data.csv when it has "
+          "columns and rows) in the working directory; print what you need.",
           available=python_available),
     _declare(ASK_USER, None, AskUserArgs, "loop"),
     _declare(DROP_QUESTION, None, DropQuestionArgs, "loop"),

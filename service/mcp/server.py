@@ -52,7 +52,7 @@ def build_server(state: ServiceState, *, default_db: str | None = None, python_e
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         principal = principal_of(ctx)
         databases = runner.databases_for(principal)
-        specs = declared_tools(python_enabled, len(databases) > 1, databases)
+        specs = declared_tools(runner.python_offered(principal), len(databases) > 1, databases)
         return types.ListToolsResult(tools=[types.Tool(name=s.name, description=s.description, input_schema=s.parameters)
                                             for s in specs])
 

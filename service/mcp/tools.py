@@ -15,7 +15,8 @@ from typing import Any
 
 from agent.guards import RunGuards
 from agent.providers.base import ToolCall, ToolSpec
-from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, Offer, offered, specs
+from agent.sandbox import python_tool_offered, python_tool_refusal
+from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, PYTHON, Offer, offered, specs
 from agent.tools import Toolbox
 from engine.errors import QueryError
 from engine.lru import LruCache
@@ -27,9 +28,9 @@ SESSION_BUDGET = 10_000  # convertSmqToSql calls per MCP session: a client sessi
 MAX_SESSIONS = 256
 
 
-def explore_names(python_enabled: bool) -> tuple[str, ...]:
-    """The exploration tools this server offers (each tool's availability predicate)."""
-    return offered(EXPLORE_TOOLS, Offer(python_enabled=python_enabled))
+def explore_names(python_enabled: bool, role: str | None = None) -> tuple[str, ...]:
+    """The exploration tools this server offers to a caller (each tool's availability predicate)."""
+    return offered(EXPLORE_TOOLS, Offer(python_enabled=python_enabled, role=role))
 
 
 def tool_names(python_enabled: bool) -> tuple[str, ...]:
@@ -66,6 +67,10 @@ class ToolRunner:
         self._sessions: LruCache[str, _Session] = LruCache(MAX_SESSIONS)
         self._lock = threading.Lock()
 
+    def python_offered(self, principal: Principal) -> bool:
+        """Whether to list the python tool for this caller (switched on, no role, an isolating host)."""
+        return python_tool_offered(self.python_enabled, principal.role)
+
     def databases_for(self, principal: Principal) -> list[str]:
         names = [e.name for e in self.state.registry.entries() if may_use(principal, e)]
         return [self.default_db] if self.default_db in names else names
@@ -93,8 +98,11 @@ class ToolRunner:
     def run(self, name: str, arguments: dict[str, Any], database: Database, session: str) -> tuple[dict[str, Any], bool]:
         """(result, is_error) of one call; blocking (run it in a worker thread)."""
         settings = self.state.settings
+        refusal = python_tool_refusal(database.role) if name == PYTHON and self.python_enabled else None
+        if refusal is not None:  # a key with a role, or a host that cannot isolate the code: say which
+            return QueryError(refusal.message, code=refusal.code).tool_error(), True
         box = Toolbox(database.layer, executor_for(self.state, database), self._guards(session, database),
                       role=database.role, max_rows=settings.max_rows, query_timeout_s=settings.query_timeout_s,
-                      extra_tools=explore_names(self.python_enabled))
+                      extra_tools=explore_names(self.python_enabled, database.role))
         outcome = box.call(ToolCall(name, arguments))
         return outcome.result, outcome.outcome in FAILED_OUTCOMES

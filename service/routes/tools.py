@@ -18,6 +18,7 @@ from fastapi import APIRouter, Body, Path, Request
 from fastapi.responses import JSONResponse
 
 from agent.explore import ExploreLimits, Explorer
+from agent.sandbox import python_tool_refusal
 from agent.tool_registry import EXPLORE_TOOLS, PAPER_TOOLS, PYTHON, Offer, offered, run_explore, specs, tool
 
 from ..deps import DatabaseDep, StateDep, executor_for
@@ -38,7 +39,7 @@ def python_enabled(request: Request) -> bool:
 
 @router.get("/{db}/tools", summary="the exploration tools: names, descriptions and JSON schemas of their arguments")
 async def list_tools(database: DatabaseDep, request: Request) -> dict[str, Any]:
-    names = offered(EXPLORE_TOOLS, Offer(python_enabled=python_enabled(request)))
+    names = offered(EXPLORE_TOOLS, Offer(python_enabled=python_enabled(request), role=database.role))
     return {"tools": [{"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs(names)]}
 
 
@@ -50,9 +51,14 @@ def run_tool(name: Annotated[str, Path(description="tool name, e.g. describe_tab
         return problem(404, "unknown_tool", f"{name} has its own route: POST /v1/databases/{database.name}/"
                        f"{PAPER_ROUTES[name]}", request.url.path)
     enabled = python_enabled(request)
-    if not tool(name, EXPLORE_TOOLS).available(Offer(python_enabled=enabled)):  # an unknown name: 404 unknown_tool
-        return problem(403, "tool_disabled", "the python tool is off on this service (SMQ_PYTHON_TOOL=1 enables it)"
-                       if name == PYTHON else f"the {name} tool is not available on this service", request.url.path)
+    if name == PYTHON and not enabled:
+        return problem(403, "tool_disabled", "the python tool is off on this service (SMQ_PYTHON_TOOL=1 enables it)",
+                       request.url.path)
+    refusal = python_tool_refusal(database.role) if name == PYTHON else None
+    if refusal is not None:  # a key with a role, or a host that cannot isolate the code
+        return problem(403, refusal.code, refusal.message, request.url.path)
+    if not tool(name, EXPLORE_TOOLS).available(Offer(python_enabled=enabled, role=database.role)):  # unknown: 404
+        return problem(403, "tool_disabled", f"the {name} tool is not available on this service", request.url.path)
     settings = state.settings
     limits = ExploreLimits(timeout_s=settings.query_timeout_s, python_enabled=enabled)
     explorer = Explorer(database.layer, executor_for(state, database), role=database.role, limits=limits)

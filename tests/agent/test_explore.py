@@ -20,6 +20,7 @@ from agent.tools import tool_specs
 from engine import Layer, load_layer
 from smq_db.executors import ReadOnlyViolation, create_executor
 from tests.agent.fixtures import agent_models, executor, layer  # noqa: F401 - fixtures
+from tests.agent.sandbox_support import need_sandbox
 from tests.conftest import ROOT, SHARED
 
 SPIDER_DB = SHARED / "data" / "spider1" / "database" / "concert_singer" / "concert_singer.sqlite"
@@ -196,6 +197,7 @@ def test_agent_tool_errors_do_not_end_the_run(layer, executor, tmp_path):  # noq
 
 
 def test_python_tool_when_enabled(layer, executor):  # noqa: F811
+    need_sandbox()
     explorer = Explorer(layer, executor, limits=ExploreLimits(python_enabled=True))
     out = explorer.call("python", {"code": "print(6 * 7)"})
     assert out["stdout"] == "42\n" and out["exit_code"] == 0 and not out["timed_out"]

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from service.app import create_app
 from service.routes import tools
 from service.settings import Settings
+from tests.agent.sandbox_support import need_sandbox
 from tests.service.conftest import auth
 
 
@@ -84,6 +85,7 @@ def test_errors_are_problems(api, name, body, status, code):
 
 
 def test_python_when_enabled(models_dir, keys_file):
+    need_sandbox()
     app = with_tools(create_app(Settings(models_dir=models_dir, api_keys_file=keys_file)))
     app.state.python_tool = True
     with TestClient(app) as c:
