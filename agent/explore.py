@@ -28,6 +28,7 @@ from smq_db.executors import check_read_only
 
 from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key
+from engine.readpolicy import CATALOG_REFUSED, NOT_A_TABLE, cte_names, policy_for
 from .providers.base import ToolSpec
 
 LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "list_tables", "describe_table", "get_join_info"
@@ -312,19 +313,15 @@ class Explorer:
     # -- read_query, python ---------------------------------------------------------------------------
     def read_query(self, sql: str) -> dict[str, Any]:
         tree = check_read_only(sql, self.layer.dialect)
-        ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-        models = {m.lower(): m for m in self.layer.models}
-        for table in tree.find_all(exp.Table):
-            key = table_key(table)
-            if len(key) == 1 and key[0] in ctes:
-                continue
-            if is_catalog(key):
-                raise ToolError(f"'{table.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
-                                "describe_table instead", code="catalog_refused", location=Location(field="sql"))
-            if key and key[-1] in models and not any(t.key[-1] == key[-1] for t in self._tables()):
-                raise ToolError(f"'{table.name}' is a semantic model, not a table; read its physical table "
-                                f"{self.layer.models[models[key[-1]]].source.sql(dialect=self.layer.dialect)}",
-                                code="not_a_table", location=Location(field="sql"))
+        ctes = cte_names(tree)
+        for finding in policy_for(self.layer.semantic).findings(tree):
+            if finding.code == CATALOG_REFUSED:
+                raise ToolError(f"'{finding.node.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
+                                "describe_table instead", code=CATALOG_REFUSED, location=Location(field="sql"))
+            if finding.code == NOT_A_TABLE and not any(t.key[-1] == finding.node.name.lower() for t in self._tables()):
+                raise ToolError(f"'{finding.node.name}' is a semantic model, not a table; read its physical table "
+                                f"{finding.suggestions[0] if finding.suggestions else ''}",
+                                code=NOT_A_TABLE, location=Location(field="sql"))
         rewritten = self._as_role(tree)
         cap = self.limits.read_query_rows
         result = self._execute(rewritten, cap, raw=sql if rewritten is tree else None)

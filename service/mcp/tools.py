@@ -18,6 +18,7 @@ from agent.guards import RunGuards, bare_sql, table_key
 from agent.providers.base import ToolCall, ToolSpec
 from agent.tools import TOOL_NAMES, Toolbox, tool_specs
 from engine.errors import EngineError, QueryError
+from engine.readpolicy import policy_for
 
 from ..auth import Principal
 from ..deps import Database, ServiceState, executor_for, get_database, may_use
@@ -87,7 +88,8 @@ class ToolRunner:
             guards = entry.guards.get(database.name)
             if guards is None:
                 guards = entry.guards[database.name] = RunGuards(database.layer.dialect, database.layer.models,
-                                                                   SESSION_BUDGET, SESSION_BUDGET)
+                                                                   SESSION_BUDGET, SESSION_BUDGET,
+                                                                   policy=policy_for(database.layer.semantic))
             return guards
 
     def run(self, name: str, arguments: dict[str, Any], database: Database, session: str) -> tuple[dict[str, Any], bool]:

@@ -12,19 +12,14 @@ from fastapi import APIRouter, Request
 from sqlglot import exp
 
 from engine.access import apply_role_to_sql
-from engine.errors import Location, QueryError, nearest
+from engine.readpolicy import TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER, policy_for
 
 from ..deps import Database, DatabaseDep, StateDep, executor_for
-from ..errors import Forbidden
 from smq_db.executors import check_read_only
 from .rows import RowsResponse, rows_response
 from .schemas import ExecuteRequest, Rows, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["sql"], responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
-
-CATALOG_SCHEMAS = {"information_schema", "pg_catalog", "mysql", "performance_schema", "sys"}
-CATALOG_PREFIXES = ("pg_", "sqlite_", "duckdb_")
-
 
 @router.post("/{db}/execute", response_model=Rows, summary="execute: run one read-only SELECT")
 def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
@@ -39,25 +34,5 @@ def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, reques
 
 
 def _refuse_non_tables(tree: exp.Expression, database: Database) -> None:
-    """System catalogs and semantic model names are not tables an answer may read."""
-    semantic = database.layer.semantic
-    physical = {m.source.name.lower(): m.name for m in semantic.models.values() if isinstance(m.source, exp.Table)}
-    if semantic.time_spine is not None:
-        physical[semantic.time_spine.table_node.name.lower()] = ""
-    models = {name.lower(): name for name in semantic.models}
-    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-    for table in tree.find_all(exp.Table):
-        parts = [p.name.lower() for p in table.parts]
-        name = parts[-1] if parts else ""
-        if name in physical or name in ctes:
-            continue
-        if any(p in CATALOG_SCHEMAS for p in parts[:-1]) or name in CATALOG_SCHEMAS or name.startswith(CATALOG_PREFIXES):
-            raise Forbidden(f"system catalog '{table.sql(dialect=database.layer.dialect)}' is not available here; "
-                            "use getModelDataElements (POST /v1/databases/{db}/elements) to learn the models",
-                            code="catalog_refused", location=Location(field="sql"))
-        if name in models:
-            model = semantic.models[models[name]]
-            suggestion = [model.source.sql(dialect=database.layer.dialect)] if isinstance(model.source, exp.Table) else []
-            raise QueryError(f"'{table.name}' is a semantic model, not a table; SQL reads physical tables "
-                             "(compile an SMQ to see which)", code="not_a_table", location=Location(field="sql"),
-                             suggestions=suggestion or nearest(name, list(physical)))
+    """System catalogs and semantic model names are not tables an answer may read (engine.readpolicy)."""
+    policy_for(database.layer.semantic).check(tree, allow=(TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER))

@@ -1,0 +1,205 @@
+"""What raw SQL may read: the one policy every raw-SQL path calls (REST execute, read_query, MCP, the agent).
+
+Raw SQL is a client's own SELECT, already parsed by the read-only guard. This module decides, in
+one walk of its tree, which of the things it names are refused and why:
+
+- system catalogs (information_schema, pg_catalog, sqlite_master, duckdb_* ...): `catalog_refused`;
+- semantic model names written as tables (`FROM OrdersModel`): `not_a_table`, naming the physical table;
+- table functions (`FROM range(10)`): `table_function_refused`;
+- tables that are not a physical source of the layer's models or its time spine: `table_not_in_layer`.
+
+Each finding carries its code and a message; `check` raises the first one, and the agent's guard
+builds its own message (with advice for the run) from the same findings, so one refusal has one code
+whatever the path. The tree is read, never changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from .allowlist import allowed_functions, allowed_table_functions, function_names, is_allowed
+from .errors import Location, QueryError, nearest
+from .layer.model import SemanticLayer
+
+TableKey = tuple[str, ...]  # lower-cased name parts, outermost first: ("main", "orders")
+
+CATALOG_SCHEMAS = frozenset({"information_schema", "pg_catalog", "mysql", "performance_schema", "sys"})
+CATALOG_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_sequence"})
+CATALOG_PREFIXES = ("pg_", "sqlite_", "duckdb_")
+
+CATALOG_REFUSED, NOT_A_TABLE = "catalog_refused", "not_a_table"
+TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER = "table_function_refused", "table_not_in_layer"
+FUNCTION_NOT_ALLOWED = "function_not_allowed"
+ALLOW_HINT = "database.yml `raw_sql: {{{key}: [{name}]}}`"
+
+
+class SqlRefused(QueryError):
+    """Raw SQL names something it may not read; `code` says what kind of thing."""
+
+    code = "sql_refused"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One refused reference of a query: what kind, where, and the sentence that says so."""
+
+    code: str
+    node: exp.Expression
+    shown: str  # the reference as SQL text, without its alias
+    message: str
+    suggestions: tuple[str, ...] = ()
+
+    def error(self) -> SqlRefused:
+        return SqlRefused(self.message, code=self.code, location=Location(field="sql"), suggestions=list(self.suggestions))
+
+
+def table_key(table: exp.Table) -> TableKey:
+    return tuple(p.name.lower() for p in table.parts)
+
+
+def is_catalog(key: TableKey) -> bool:
+    """A system catalog schema or table, by any of its usual names."""
+    if not key:
+        return False
+    name = key[-1]
+    return (any(p in CATALOG_SCHEMAS for p in key[:-1]) or name in CATALOG_SCHEMAS or name in CATALOG_TABLES
+            or name.startswith(CATALOG_PREFIXES))
+
+
+def matches(ref: TableKey, physical: TableKey) -> bool:
+    """`orders` matches `shop.main.orders`; a qualified reference must agree on every part it gives."""
+    n = min(len(ref), len(physical))
+    return n > 0 and ref[-n:] == physical[-n:]
+
+
+def bare_sql(table: exp.Table, dialect: str) -> str:
+    """A table reference as SQL text without its alias: `main.orders`."""
+    return exp.Table(this=table.this.copy(), db=table.args.get("db"), catalog=table.args.get("catalog")).sql(dialect=dialect)
+
+
+def cte_names(tree: exp.Expression) -> set[str]:
+    return {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+
+
+class ReadPolicy:
+    """The rules for one layer: its physical tables, model names and dialect (build it once per layer)."""
+
+    def __init__(self, dialect: str, physical: Iterable[tuple[TableKey, str]] = (),
+                 models: Mapping[str, exp.Expression | None] | Iterable[str] = (), *,
+                 functions: Iterable[str] = (), table_functions: Iterable[str] = ()) -> None:
+        self.dialect = dialect
+        self.functions = allowed_functions(dialect, functions)
+        self.table_functions = allowed_table_functions(dialect, table_functions)
+        self.physical = list(physical)  # (table key, model name; "" for the time spine)
+        self.sources: dict[str, exp.Expression | None] = (
+            dict(models) if isinstance(models, Mapping) else {name: None for name in models})
+        self.models = {name.lower(): name for name in self.sources}
+
+    @classmethod
+    def for_layer(cls, semantic: SemanticLayer) -> ReadPolicy:
+        physical = [(table_key(m.source), m.name) for m in semantic.models.values() if isinstance(m.source, exp.Table)]
+        if semantic.time_spine is not None:
+            physical.append((table_key(semantic.time_spine.table_node), ""))
+        return cls(semantic.dialect, physical, {m.name: m.source for m in semantic.models.values()})
+
+    def physical_model(self, key: TableKey) -> str | None:
+        """The model whose physical table `key` names ("" for the time spine), or None outside the layer."""
+        return next((model for p, model in self.physical if matches(key, p)), None)
+
+    def physical_names(self) -> list[str]:
+        return [p[-1] for p, _ in self.physical]
+
+    def findings(self, tree: exp.Expression) -> list[Finding]:
+        """Everything the query names that it may not read or call, in one walk of the tree."""
+        ctes = cte_names(tree)
+        out: list[Finding] = []
+        for node in tree.walk():
+            finding = None
+            if isinstance(node, exp.Table):
+                finding = self.table_finding(node, ctes)
+            if finding is not None:
+                out.append(finding)
+        return out
+
+    def function_finding(self, node: exp.Func) -> Finding | None:
+        """Why this call is refused (None: its function is on the dialect's allow-list)."""
+        parent = node.parent
+        if isinstance(parent, exp.Table) and node.arg_key == "this":
+            return None  # a table function: table_finding decides
+        table_position = isinstance(parent, (exp.From, exp.Join, exp.Lateral)) and node.arg_key == "this"
+        names = function_names(node)
+        shown = names[0]
+        if isinstance(parent, exp.Dot) and node.arg_key == "expression":
+            qualified = parent.sql(dialect=self.dialect)
+            return Finding(FUNCTION_NOT_ALLOWED, node, qualified,
+                           f"schema-qualified function call '{qualified}' is not allowed in raw SQL; call {shown}(...) "
+                           "without a schema")
+        if table_position:
+            if is_allowed(names, self.table_functions):
+                return None
+            return self._table_function_refusal(node, shown)
+        if is_allowed(names, self.functions):
+            return None
+        return Finding(FUNCTION_NOT_ALLOWED, node, shown,
+                       f"function {shown} is not allowed in raw SQL on {self.dialect}: raw SQL may call only the "
+                       "functions on the allow-list (docs/security.md); an admin can allow it with "
+                       + ALLOW_HINT.format(key="functions", name=shown))
+
+    def _table_function_refusal(self, node: exp.Expression, name: str) -> Finding:
+        shown = node.sql(dialect=self.dialect)
+        return Finding(TABLE_FUNCTION_REFUSED, node, shown,
+                       f"'{shown}' is a table function; raw SQL reads the layer's tables (and its own CTEs) and only "
+                       f"the table functions on the allow-list; an admin can allow {name} with "
+                       + ALLOW_HINT.format(key="table_functions", name=name))
+
+    def check(self, tree: exp.Expression, *, allow: Iterable[str] = ()) -> None:
+        """Raise the first finding whose code is not in `allow` as a SqlRefused."""
+        skip = set(allow)
+        for finding in self.findings(tree):
+            if finding.code not in skip:
+                raise finding.error()
+
+    def table_finding(self, table: exp.Table, ctes: set[str]) -> Finding | None:
+        """Why this table reference is refused (None: it may be read); `ctes` are the query's CTE names."""
+        if not isinstance(table.this, exp.Identifier):
+            call = table.this
+            names = function_names(call) if isinstance(call, exp.Func) else [call.sql(dialect=self.dialect).lower()]
+            return self._table_function_refusal(call, names[0])
+        key = table_key(table)
+        shown = bare_sql(table, self.dialect)
+        if len(key) == 1 and key[0] in ctes:
+            return None
+        if self.physical_model(key) is not None:
+            return None
+        if is_catalog(key):
+            return Finding(CATALOG_REFUSED, table, shown,
+                           f"system catalog '{table.sql(dialect=self.dialect)}' is not available here; "
+                           "use getModelDataElements (POST /v1/databases/{db}/elements) to learn the models")
+        if key[-1] in self.models:
+            name = self.models[key[-1]]
+            source = self.sources[name]
+            suggestion = [source.sql(dialect=self.dialect)] if isinstance(source, exp.Table) else []
+            return Finding(NOT_A_TABLE, table, shown,
+                           f"'{table.name}' is a semantic model, not a table; SQL reads physical tables "
+                           "(compile an SMQ to see which)",
+                           tuple(suggestion or nearest(key[-1], self.physical_names())))
+        return Finding(TABLE_NOT_IN_LAYER, table, shown,
+                       f"table '{shown}' is not a table of this database's semantic layer; raw SQL reads the tables "
+                       "its models are built on (and its own CTEs)", tuple(nearest(key[-1], self.physical_names())))
+
+
+_POLICIES: dict[tuple[int, str, str], ReadPolicy] = {}
+
+
+def policy_for(semantic: SemanticLayer) -> ReadPolicy:
+    """The layer's policy, built once per loaded layer (a raw-SQL request then costs one tree walk)."""
+    key = (id(semantic), semantic.name, semantic.version)
+    policy = _POLICIES.get(key)
+    if policy is None:
+        if len(_POLICIES) > 256:
+            _POLICIES.clear()
+        policy = _POLICIES[key] = ReadPolicy.for_layer(semantic)
+    return policy
