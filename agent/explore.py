@@ -28,7 +28,9 @@ from smq_db.executors import check_read_only
 
 from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key
-from engine.readpolicy import CATALOG_REFUSED, NOT_A_TABLE, cte_names, policy_for
+from engine.readpolicy import (
+    CATALOG_REFUSED, FUNCTION_NOT_ALLOWED, NOT_A_TABLE, TABLE_FUNCTION_REFUSED, cte_names, policy_for,
+)
 from .providers.base import ToolSpec
 
 LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "list_tables", "describe_table", "get_join_info"
@@ -314,7 +316,8 @@ class Explorer:
     def read_query(self, sql: str) -> dict[str, Any]:
         tree = check_read_only(sql, self.layer.dialect)
         ctes = cte_names(tree)
-        for finding in policy_for(self.layer.semantic).findings(tree):
+        policy = policy_for(self.layer.semantic)
+        for finding in policy.findings(tree):
             if finding.code == CATALOG_REFUSED:
                 raise ToolError(f"'{finding.node.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
                                 "describe_table instead", code=CATALOG_REFUSED, location=Location(field="sql"))
@@ -322,9 +325,11 @@ class Explorer:
                 raise ToolError(f"'{finding.node.name}' is a semantic model, not a table; read its physical table "
                                 f"{finding.suggestions[0] if finding.suggestions else ''}",
                                 code=NOT_A_TABLE, location=Location(field="sql"))
+            if finding.code in (FUNCTION_NOT_ALLOWED, TABLE_FUNCTION_REFUSED):
+                raise finding.error()
         rewritten = self._as_role(tree)
         cap = self.limits.read_query_rows
-        result = self._execute(rewritten, cap, raw=sql if rewritten is tree else None)
+        result = self._execute(rewritten, cap)  # regenerated from the checked tree, never the model's text
         for table in tree.find_all(exp.Table):
             if not (len(table_key(table)) == 1 and table_key(table)[0] in ctes) and self.on_table is not None:
                 self.on_table(table)
@@ -343,8 +348,8 @@ class Explorer:
         """The query as the role may run it (filtered subqueries), or the role's refusal."""
         return apply_role_to_sql(tree, self.layer.semantic, self.layer.graph, self.role_obj)
 
-    def _execute(self, tree: exp.Expression, max_rows: int, raw: str | None = None) -> Any:
-        sql = raw if raw is not None else tree.sql(dialect=self.layer.dialect)
+    def _execute(self, tree: exp.Expression, max_rows: int) -> Any:
+        sql = policy_for(self.layer.semantic).render(tree)
         return self.executor.execute(sql, max_rows=max_rows, timeout_s=self.limits.timeout_s)
 
 

@@ -98,9 +98,18 @@ class RunGuards:
         assert self.policy is not None
         ctes = cte_names(tree)
         problems: list[tuple[str, str]] = []  # (code, advice for the model)
-        for table in tree.find_all(exp.Table):
+        for table in tree.walk():
+            if isinstance(table, exp.Func):
+                refused = self.policy.function_finding(table)
+                if refused is not None:
+                    problems.append((refused.code, refused.message))
+                continue
+            if not isinstance(table, exp.Table):
+                continue
             finding = self.policy.table_finding(table, ctes)
             code = finding.code if finding is not None else ""
+            if finding is None and not isinstance(table.this, exp.Identifier):
+                continue  # a table function on the allow-list (unnest, generate_series ...)
             if code == TABLE_FUNCTION_REFUSED:
                 problems.append((code, f"'{table.sql(dialect=self.dialect)}' is a table function; read physical tables instead"))
                 continue

@@ -103,7 +103,8 @@ class ReadPolicy:
         physical = [(table_key(m.source), m.name) for m in semantic.models.values() if isinstance(m.source, exp.Table)]
         if semantic.time_spine is not None:
             physical.append((table_key(semantic.time_spine.table_node), ""))
-        return cls(semantic.dialect, physical, {m.name: m.source for m in semantic.models.values()})
+        return cls(semantic.dialect, physical, {m.name: m.source for m in semantic.models.values()},
+                   functions=semantic.raw_sql_functions, table_functions=semantic.raw_sql_table_functions)
 
     def physical_model(self, key: TableKey) -> str | None:
         """The model whose physical table `key` names ("" for the time spine), or None outside the layer."""
@@ -120,6 +121,8 @@ class ReadPolicy:
             finding = None
             if isinstance(node, exp.Table):
                 finding = self.table_finding(node, ctes)
+            elif isinstance(node, exp.Func):
+                finding = self.function_finding(node)
             if finding is not None:
                 out.append(finding)
         return out
@@ -155,6 +158,15 @@ class ReadPolicy:
                        f"the table functions on the allow-list; an admin can allow {name} with "
                        + ALLOW_HINT.format(key="table_functions", name=name))
 
+    def render(self, tree: exp.Expression) -> str:
+        """The SQL that runs: regenerated from the checked tree, never the client's text.
+
+        The engine then runs exactly what was checked: text sqlglot read as a comment or a string
+        but the server would read as SQL (MariaDB's `--` + U+00A0, executable comments) is not sent.
+        Comments are dropped: they carry nothing a query needs.
+        """
+        return tree.sql(dialect=self.dialect, comments=False)
+
     def check(self, tree: exp.Expression, *, allow: Iterable[str] = ()) -> None:
         """Raise the first finding whose code is not in `allow` as a SqlRefused."""
         skip = set(allow)
@@ -167,6 +179,8 @@ class ReadPolicy:
         if not isinstance(table.this, exp.Identifier):
             call = table.this
             names = function_names(call) if isinstance(call, exp.Func) else [call.sql(dialect=self.dialect).lower()]
+            if isinstance(call, exp.Func) and is_allowed(names, self.table_functions):
+                return None
             return self._table_function_refusal(call, names[0])
         key = table_key(table)
         shown = bare_sql(table, self.dialect)

@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from sqlglot import exp
 
+from ..allowlist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
 from ..sql.dialects import SUPPORTED_DIALECTS
 from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
@@ -25,7 +26,9 @@ from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
-DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access")
+DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql")
+RAW_SQL_KEYS = ("functions", "table_functions")
+FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics")
 DIMENSION_KEYS = ("name", "type", "description", "expr")
 MEASURE_KEYS = ("name", "agg", "expr", "description")
@@ -80,6 +83,7 @@ class _Reader(BaseReader):
                     except ExprError as err:
                         self.errors.add(f"time_spine.table: {err}", where(file, spine_node, "table", field="time_spine.table"), code="invalid_expression")
         return {
+            **self.raw_sql(node, file),
             "name": name,
             "description": self.text(node, "description", file, "database"),
             "dialect": dialect,
@@ -87,6 +91,30 @@ class _Reader(BaseReader):
             "time_spine": spine,
             "access": (node.get("access"), file, node),
         }
+
+    def raw_sql(self, node: YMap, file: str) -> dict[str, frozenset[str]]:
+        """`raw_sql: {functions: [...], table_functions: [...]}`: what an admin allows raw SQL to call."""
+        if node.get("raw_sql") is None:
+            return {}
+        block = self.mapping(node["raw_sql"], file, "raw_sql", node, "raw_sql")
+        if block is None:
+            return {}
+        self.known_keys(block, RAW_SQL_KEYS, file, "raw_sql")
+        out: dict[str, frozenset[str]] = {}
+        for key in RAW_SQL_KEYS:
+            names = set()
+            for text, loc in self.string_list(block, key, file, "raw_sql"):
+                name = text.strip().lower()
+                if not FUNCTION_NAME.match(name):
+                    self.errors.add(f"{loc.field}: '{text}' is not a function name (letters, digits and underscores, "
+                                    "no schema, no parentheses)", loc, code="invalid_name")
+                elif why_not_allowable(name):
+                    self.errors.add(f"{loc.field}: {why_not_allowable(name)}; it stays refused for raw SQL", loc,
+                                    code="function_not_allowable")
+                else:
+                    names.add(name)
+            out[f"raw_sql_{key}"] = frozenset(names)
+        return out
 
     # -- models/*.yml ----------------------------------------------------------------------
     def model_files(self) -> list[Path]:
@@ -476,6 +504,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "directory": directory,
         "version": reader.hasher.hexdigest()[:16],
         "files": tuple(reader.files),
+        **{key: value for key, value in db.items() if key.startswith("raw_sql_")},
     }
     return parts, reader.errors.errors, reader.broken
 

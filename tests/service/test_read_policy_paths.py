@@ -39,7 +39,7 @@ def guards(models_dir: Path) -> RunGuards:
 @pytest.mark.parametrize(("sql", "status", "code"), [
     ("SELECT * FROM information_schema.tables", 403, "catalog_refused"),
     ("SELECT * FROM pg_catalog.pg_class", 403, "catalog_refused"),
-    ("SELECT * FROM duckdb_settings()", None, "table_function_refused"),
+    ("SELECT * FROM duckdb_settings()", 403, "table_function_refused"),
     ("SELECT name FROM sqlite_master", 403, "catalog_refused"),
     ("SELECT COUNT(*) FROM OrdersModel", 400, "not_a_table"),
 ])
@@ -59,3 +59,25 @@ def test_the_agent_keeps_its_advice_for_the_run(guards: RunGuards) -> None:
     with pytest.raises(GuardRefusal) as refused:
         guards.check_final("SELECT * FROM OrdersModel")
     assert "compile an SMQ over OrdersModel" in refused.value.message and refused.value.code == "not_a_table"
+
+
+def test_what_runs_is_regenerated_from_the_checked_tree(api: TestClient) -> None:
+    r = api.post("/v1/databases/shop/execute", json={"sql": "SELECT 1 AS a -- a note\n/* another */"}, headers=KEY)
+    assert r.status_code == 200 and r.json()["sql"] == "SELECT 1 AS a", r.text
+
+
+@pytest.mark.parametrize(("sql", "code"), [
+    ("SELECT current_setting('temp_directory')", "function_not_allowed"),
+    ("SELECT * FROM pragma_storage_info('customers')", "table_function_refused"),
+    ("SELECT json_serialize_plan('SELECT 1')", "function_not_allowed"),
+])
+def test_functions_off_the_allow_list_are_refused_on_every_path(api: TestClient, guards: RunGuards, sql: str,
+                                                                 code: str) -> None:
+    rest = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=KEY)
+    assert (rest.status_code, rest.json()["code"]) == (403, code), rest.text
+    assert "raw_sql" in rest.json()["detail"]
+    tool = api.post("/v1/databases/shop/tools/read_query", json={"sql": sql}, headers=KEY)
+    assert (tool.status_code, tool.json()["code"]) == (403, code), tool.text
+    with pytest.raises(GuardRefusal) as refused:
+        guards.check_final(sql)
+    assert refused.value.code == code
