@@ -29,7 +29,7 @@ from smq_db.executors import check_read_only
 from .catalog import Catalog, ForeignKey, TableRef
 from .guards import is_catalog, table_key
 from engine.readpolicy import (
-    CATALOG_REFUSED, FUNCTION_NOT_ALLOWED, NOT_A_TABLE, TABLE_FUNCTION_REFUSED, cte_names, policy_for,
+    CATALOG_REFUSED, NOT_A_TABLE, cte_names, policy_for,
 )
 from .providers.base import ToolSpec
 
@@ -318,15 +318,14 @@ class Explorer:
         ctes = cte_names(tree)
         policy = policy_for(self.layer.semantic)
         for finding in policy.findings(tree):
-            if finding.code == CATALOG_REFUSED:
+            if finding.kind == CATALOG_REFUSED:
                 raise ToolError(f"'{finding.node.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
                                 "describe_table instead", code=CATALOG_REFUSED, location=Location(field="sql"))
-            if finding.code == NOT_A_TABLE and not any(t.key[-1] == finding.node.name.lower() for t in self._tables()):
+            if finding.kind == NOT_A_TABLE:
                 raise ToolError(f"'{finding.node.name}' is a semantic model, not a table; read its physical table "
                                 f"{finding.suggestions[0] if finding.suggestions else ''}",
                                 code=NOT_A_TABLE, location=Location(field="sql"))
-            if finding.code in (FUNCTION_NOT_ALLOWED, TABLE_FUNCTION_REFUSED):
-                raise finding.error()
+            raise finding.error()  # a function or table function off the allow-list, a table outside the layer
         rewritten = self._as_role(tree)
         cap = self.limits.read_query_rows
         result = self._execute(rewritten, cap)  # regenerated from the checked tree, never the model's text

@@ -16,7 +16,8 @@ from sqlglot import exp
 
 from engine.errors import EngineError
 from engine.readpolicy import (
-    CATALOG_REFUSED, NOT_A_TABLE, TABLE_FUNCTION_REFUSED, ReadPolicy, TableKey, bare_sql, cte_names, is_catalog, table_key,
+    CATALOG_REFUSED, NOT_A_TABLE, RAW_SQL_REFUSED, TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER, ReadPolicy, TableKey, bare_sql, cte_names,
+    is_catalog, is_cte_reference, table_key,
 )
 from smq_db.executors import check_read_only
 
@@ -95,39 +96,39 @@ class RunGuards:
         caller can tell a refused statement from one that merely does not parse.
         """
         tree = check_read_only(sql, self.dialect)
-        assert self.policy is not None
-        ctes = cte_names(tree)
+        policy = self.policy
+        assert policy is not None
+        knows_layer = bool(policy.physical)  # built from model names only (no tables): the seen tables decide
         problems: list[tuple[str, str]] = []  # (code, advice for the model)
-        for table in tree.walk():
-            if isinstance(table, exp.Func):
-                refused = self.policy.function_finding(table)
-                if refused is not None:
-                    problems.append((refused.code, refused.message))
+        for node in tree.walk():
+            refused = None if isinstance(node, exp.Table) else policy.node_finding(node)
+            if refused is not None:
+                problems.append((refused.code, refused.message))
+            if not isinstance(node, exp.Table):
                 continue
-            if not isinstance(table, exp.Table):
-                continue
-            finding = self.policy.table_finding(table, ctes)
-            code = finding.code if finding is not None else ""
-            if finding is None and not isinstance(table.this, exp.Identifier):
-                continue  # a table function on the allow-list (unnest, generate_series ...)
+            finding = policy.table_finding(node)
+            code = finding.kind if finding is not None else ""
             if code == TABLE_FUNCTION_REFUSED:
-                problems.append((code, f"'{table.sql(dialect=self.dialect)}' is a table function; read physical tables instead"))
+                problems.append((code, f"'{node.sql(dialect=self.dialect)}' is a table function; read physical tables instead"))
                 continue
-            key = table_key(table)
-            shown = bare_sql(table, self.dialect)
-            if len(key) == 1 and key[0] in ctes:
-                continue
+            if not isinstance(node.this, exp.Identifier) or is_cte_reference(node):
+                continue  # an allowed table function (unnest, generate_series ...) or the query's own CTE
+            key = table_key(node)
+            shown = bare_sql(node, self.dialect)
             if code == CATALOG_REFUSED or is_catalog(key):
                 problems.append((CATALOG_REFUSED, f"'{shown}' is a system catalog; INFORMATION_SCHEMA and other catalogs are "
                                  "not available (use getModelDataElements to learn the models)"))
+            elif code == TABLE_NOT_IN_LAYER and knows_layer:
+                problems.append((RAW_SQL_REFUSED, f"table '{shown}' is not a table of this database's semantic layer; only "
+                                 "its tables (as convertSmqToSql writes them) and your own CTEs may be used"))
             elif self._seen_match(key):
                 continue
             elif code == NOT_A_TABLE:
                 problems.append((code, f"'{shown}' is a semantic model, not a table: model names exist only in SMQs; use the "
                                  f"physical table the compiler wrote for it (compile an SMQ over "
-                                 f"{self.policy.models[key[-1]]} to see it)"))
+                                 f"{policy.models[key[-1]]} to see it)"))
             else:
-                problems.append((code or GuardRefusal.code,
+                problems.append((GuardRefusal.code,
                                  f"table '{shown}' has not appeared in any compiled SQL of this run; only tables lifted "
                                  "from convertSmqToSql output (and your own CTEs) may be used"))
         if problems:

@@ -30,9 +30,15 @@ CATALOG_SCHEMAS = frozenset({"information_schema", "pg_catalog", "mysql", "perfo
 CATALOG_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_sequence"})
 CATALOG_PREFIXES = ("pg_", "sqlite_", "duckdb_")
 
+# the kinds of refusal; each is also the error code, except the two that REST has always answered with
+# `raw_sql_refused` (a table outside the layer, a CTE taking a table's name)
 CATALOG_REFUSED, NOT_A_TABLE = "catalog_refused", "not_a_table"
 TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER = "table_function_refused", "table_not_in_layer"
-FUNCTION_NOT_ALLOWED = "function_not_allowed"
+FUNCTION_NOT_ALLOWED, CTE_NAME_REFUSED = "function_not_allowed", "cte_name_refused"
+RAW_SQL_REFUSED = "raw_sql_refused"
+CODES = {TABLE_NOT_IN_LAYER: RAW_SQL_REFUSED, CTE_NAME_REFUSED: RAW_SQL_REFUSED}
+# aliases of the role filter subqueries (engine/access.py): a CTE may not take them either
+FILTER_ALIAS_PREFIX = "__acl"
 ALLOW_HINT = "database.yml `raw_sql: {{{key}: [{name}]}}`"
 
 
@@ -46,11 +52,16 @@ class SqlRefused(QueryError):
 class Finding:
     """One refused reference of a query: what kind, where, and the sentence that says so."""
 
-    code: str
+    kind: str  # one of the kinds above
     node: exp.Expression
     shown: str  # the reference as SQL text, without its alias
     message: str
     suggestions: tuple[str, ...] = ()
+
+    @property
+    def code(self) -> str:
+        """The error code clients see for this kind of refusal."""
+        return CODES.get(self.kind, self.kind)
 
     def error(self) -> SqlRefused:
         return SqlRefused(self.message, code=self.code, location=Location(field="sql"), suggestions=list(self.suggestions))
@@ -69,10 +80,27 @@ def is_catalog(key: TableKey) -> bool:
             or name.startswith(CATALOG_PREFIXES))
 
 
-def matches(ref: TableKey, physical: TableKey) -> bool:
-    """`orders` matches `shop.main.orders`; a qualified reference must agree on every part it gives."""
+DEFAULT_QUALIFIERS = frozenset({"main", "public"})  # DuckDB/SQLite's and PostgreSQL's default schema
+
+
+def matches(ref: TableKey, physical: TableKey, defaults: frozenset[str] = DEFAULT_QUALIFIERS) -> bool:
+    """`orders` and `main.orders` match `shop.main.orders`. A reference may leave out leading parts of the
+    layer's name, and add only default qualifiers (`main.orders`, `public.orders`, the connection's own
+    database or schema): `other.orders` does not match `orders`."""
+    if not ref or not physical:
+        return False
     n = min(len(ref), len(physical))
-    return n > 0 and ref[-n:] == physical[-n:]
+    return ref[-n:] == physical[-n:] and all(part in defaults for part in ref[: len(ref) - n])
+
+
+def default_qualifiers(connection: Mapping[str, object]) -> frozenset[str]:
+    """The schema and database names a table of the layer may be written with: the defaults and the connection's."""
+    names = {str(connection[k]).lower() for k in ("database", "dbname", "schema", "catalog", "project", "dataset")
+             if isinstance(connection.get(k), str)}
+    path = connection.get("path")
+    if isinstance(path, str) and path:
+        names.add(path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower())  # DuckDB's catalog: the file's stem
+    return DEFAULT_QUALIFIERS | names
 
 
 def bare_sql(table: exp.Table, dialect: str) -> str:
@@ -84,19 +112,55 @@ def cte_names(tree: exp.Expression) -> set[str]:
     return {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
 
 
+def is_cte_reference(table: exp.Table) -> bool:
+    """True when a one-part table name refers to a CTE visible where it is written.
+
+    Visibility follows SQL scoping: the WITH of an enclosing query, and inside a WITH only the CTEs
+    defined before (all of them under WITH RECURSIVE). A CTE of another scope, or a later sibling,
+    does not hide the real table of that name, so it must not hide it from the policy either.
+    """
+    if table.args.get("db") or table.args.get("catalog") or not isinstance(table.this, exp.Identifier):
+        return False
+    name = table.name.lower()
+    child: exp.Expression = table
+    node = table.parent
+    while node is not None:
+        if isinstance(node, exp.With):
+            visible = node.expressions if node.args.get("recursive") else node.expressions[: _index(node.expressions, child)]
+            if any(c.alias_or_name.lower() == name for c in visible):
+                return True
+        elif isinstance(node, exp.Query) and isinstance(with_ := _with_of(node), exp.With) and child is not with_:
+            if any(c.alias_or_name.lower() == name for c in with_.expressions):
+                return True
+        child, node = node, node.parent
+    return False
+
+
+def _with_of(query: exp.Expression) -> exp.Expression | None:
+    """A query's WITH clause (sqlglot names the argument `with_`, older releases `with`)."""
+    return query.args.get("with_") or query.args.get("with")
+
+
+def _index(items: list[exp.Expression], item: exp.Expression) -> int:
+    return next((i for i, x in enumerate(items) if x is item), len(items))
+
+
 class ReadPolicy:
     """The rules for one layer: its physical tables, model names and dialect (build it once per layer)."""
 
     def __init__(self, dialect: str, physical: Iterable[tuple[TableKey, str]] = (),
                  models: Mapping[str, exp.Expression | None] | Iterable[str] = (), *,
-                 functions: Iterable[str] = (), table_functions: Iterable[str] = ()) -> None:
+                 functions: Iterable[str] = (), table_functions: Iterable[str] = (),
+                 qualifiers: frozenset[str] = DEFAULT_QUALIFIERS) -> None:
         self.dialect = dialect
+        self.qualifiers = qualifiers
         self.functions = allowed_functions(dialect, functions)
         self.table_functions = allowed_table_functions(dialect, table_functions)
         self.physical = list(physical)  # (table key, model name; "" for the time spine)
         self.sources: dict[str, exp.Expression | None] = (
             dict(models) if isinstance(models, Mapping) else {name: None for name in models})
         self.models = {name.lower(): name for name in self.sources}
+        self.table_names = {key[-1] for key, _ in self.physical}
 
     @classmethod
     def for_layer(cls, semantic: SemanticLayer) -> ReadPolicy:
@@ -104,28 +168,36 @@ class ReadPolicy:
         if semantic.time_spine is not None:
             physical.append((table_key(semantic.time_spine.table_node), ""))
         return cls(semantic.dialect, physical, {m.name: m.source for m in semantic.models.values()},
-                   functions=semantic.raw_sql_functions, table_functions=semantic.raw_sql_table_functions)
+                   functions=semantic.raw_sql_functions, table_functions=semantic.raw_sql_table_functions,
+                   qualifiers=default_qualifiers(semantic.connection))
 
     def physical_model(self, key: TableKey) -> str | None:
         """The model whose physical table `key` names ("" for the time spine), or None outside the layer."""
-        return next((model for p, model in self.physical if matches(key, p)), None)
+        return next((model for p, model in self.physical if matches(key, p, self.qualifiers)), None)
 
     def physical_names(self) -> list[str]:
         return [p[-1] for p, _ in self.physical]
 
     def findings(self, tree: exp.Expression) -> list[Finding]:
         """Everything the query names that it may not read or call, in one walk of the tree."""
-        ctes = cte_names(tree)
         out: list[Finding] = []
         for node in tree.walk():
-            finding = None
-            if isinstance(node, exp.Table):
-                finding = self.table_finding(node, ctes)
-            elif isinstance(node, exp.Func):
-                finding = self.function_finding(node)
+            finding = self.node_finding(node)
             if finding is not None:
                 out.append(finding)
         return out
+
+    def node_finding(self, node: exp.Expression) -> Finding | None:
+        """Why this one node is refused: a table, a call, a CTE's name, a system variable (None: it is fine)."""
+        if isinstance(node, exp.Table):
+            return self.table_finding(node)
+        if isinstance(node, exp.Func):
+            return self.function_finding(node)
+        if isinstance(node, exp.CTE):
+            return self.cte_finding(node)
+        if isinstance(node, exp.SessionParameter):
+            return self.variable_finding(node)
+        return None
 
     def function_finding(self, node: exp.Func) -> Finding | None:
         """Why this call is refused (None: its function is on the dialect's allow-list)."""
@@ -168,14 +240,30 @@ class ReadPolicy:
         return tree.sql(dialect=self.dialect, comments=False)
 
     def check(self, tree: exp.Expression, *, allow: Iterable[str] = ()) -> None:
-        """Raise the first finding whose code is not in `allow` as a SqlRefused."""
+        """Raise the first finding whose kind is not in `allow` as a SqlRefused."""
         skip = set(allow)
         for finding in self.findings(tree):
-            if finding.code not in skip:
+            if finding.kind not in skip:
                 raise finding.error()
 
-    def table_finding(self, table: exp.Table, ctes: set[str]) -> Finding | None:
-        """Why this table reference is refused (None: it may be read); `ctes` are the query's CTE names."""
+    def variable_finding(self, node: exp.SessionParameter) -> Finding:
+        """`@@datadir`, `@@global.version`: server settings (paths, versions, logins), not data."""
+        shown = node.sql(dialect=self.dialect)
+        return Finding(FUNCTION_NOT_ALLOWED, node, shown,
+                       f"system variable {shown} is not allowed in raw SQL (it reads the server's settings, not data)")
+
+    def cte_finding(self, cte: exp.CTE) -> Finding | None:
+        """A CTE may not take the name of a table of the layer (nor of a role filter's alias), at any depth:
+        the role's filter subqueries name those tables, and a CTE of that name would stand in for them."""
+        name = cte.alias_or_name.lower()
+        if name in self.table_names or name.startswith(FILTER_ALIAS_PREFIX):
+            return Finding(CTE_NAME_REFUSED, cte, cte.alias_or_name,
+                           f"a CTE may not be named '{cte.alias_or_name}': that is the name of a table of this database; "
+                           "rename the CTE")
+        return None
+
+    def table_finding(self, table: exp.Table) -> Finding | None:
+        """Why this table reference is refused (None: it may be read)."""
         if not isinstance(table.this, exp.Identifier):
             call = table.this
             names = function_names(call) if isinstance(call, exp.Func) else [call.sql(dialect=self.dialect).lower()]
@@ -184,7 +272,7 @@ class ReadPolicy:
             return self._table_function_refusal(call, names[0])
         key = table_key(table)
         shown = bare_sql(table, self.dialect)
-        if len(key) == 1 and key[0] in ctes:
+        if is_cte_reference(table):
             return None
         if self.physical_model(key) is not None:
             return None

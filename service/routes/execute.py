@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from engine.readpolicy import TABLE_NOT_IN_LAYER
 from smq_db.rawsql import prepare_raw_sql
 
 from ..deps import DatabaseDep, StateDep, executor_for
@@ -25,7 +24,7 @@ router = APIRouter(prefix="/v1/databases", tags=["sql"], responses=problem_respo
 @router.post("/{db}/execute", response_model=Rows, summary="execute: run one read-only SELECT")
 def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
     layer = database.layer
-    prepared = prepare_raw_sql(body.sql, layer.semantic, layer.graph, database.role_obj, allow=(TABLE_NOT_IN_LAYER,))
+    prepared = prepare_raw_sql(body.sql, layer.semantic, layer.graph, database.role_obj)
     result = executor_for(state, database).execute(prepared.sql, max_rows=state.settings.max_rows,
                                                    timeout_s=state.settings.query_timeout_s)
     return rows_response(request, prepared.sql, result)

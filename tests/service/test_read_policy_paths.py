@@ -81,3 +81,61 @@ def test_functions_off_the_allow_list_are_refused_on_every_path(api: TestClient,
     with pytest.raises(GuardRefusal) as refused:
         guards.check_final(sql)
     assert refused.value.code == code
+
+
+DE = auth("de-key")
+SHADOW = ("WITH nations AS (SELECT unnest(range(0, 1000)) AS nation_id, 'Germany' AS nation_name) "
+          "SELECT count(*) FROM orders")
+
+
+@pytest.mark.parametrize("sql", [
+    SHADOW,  # issue 13 item 2: the role's filter subquery joins `nations`; this CTE stood in for it
+    "SELECT count(*) FROM orders WHERE 1 IN (WITH nations AS (SELECT 1 AS nation_id) SELECT 1)",  # nested WITH
+    "SELECT count(*) FROM (WITH customers AS (SELECT 1 AS customer_id) SELECT * FROM customers) t",
+    "WITH \"Nations\" AS (SELECT 1 AS nation_id) SELECT count(*) FROM orders",
+])
+@pytest.mark.parametrize("key", ["de-key", "shop-key"])
+def test_a_cte_may_not_take_the_name_of_a_table_of_the_layer(api: TestClient, sql: str, key: str) -> None:
+    r = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=auth(key))
+    assert (r.status_code, r.json()["code"]) == (403, "raw_sql_refused"), r.text
+    assert "rename the CTE" in r.json()["detail"]
+
+
+def test_a_cte_of_another_scope_does_not_hide_a_table_outside_the_layer(api: TestClient) -> None:
+    sql = "SELECT * FROM (WITH secret AS (SELECT 1 AS a) SELECT a FROM secret) q, secret"
+    r = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=KEY)
+    assert (r.status_code, r.json()["code"]) == (403, "raw_sql_refused"), r.text
+    assert "'secret' is not a table of this database's semantic layer" in r.json()["detail"]
+    later = "WITH a AS (SELECT * FROM secret), secret AS (SELECT 1 AS x) SELECT * FROM a"  # a later sibling
+    assert api.post("/v1/databases/shop/execute", json={"sql": later}, headers=KEY).json()["code"] == "raw_sql_refused"
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM some_other_table",
+    "SELECT * FROM other_schema.orders",  # a qualifier the layer does not use is another table
+    "SELECT * FROM histogram(customers, customer_name)",  # issue 13 item 5
+    "SELECT * FROM pragma_storage_info('customers')",
+    "SELECT * FROM duckdb_views()",
+])
+@pytest.mark.parametrize("key", ["de-key", "shop-key"])
+def test_only_the_layers_tables_and_allowed_table_functions(api: TestClient, sql: str, key: str) -> None:
+    r = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=auth(key))
+    assert r.status_code == 403 and r.json()["code"] in ("raw_sql_refused", "table_function_refused"), r.text
+
+
+def test_own_ctes_defaults_and_allowed_table_functions_still_work(api: TestClient) -> None:
+    for sql in ("WITH x AS (SELECT customer_id FROM customers) SELECT count(*) FROM x",
+                "SELECT count(*) FROM main.orders", "SELECT count(*) FROM shop.main.orders",
+                "SELECT count(*) FROM range(3)", "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r "
+                "WHERE n < 3) SELECT count(*) FROM r"):
+        r = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=KEY)
+        assert r.status_code == 200, (sql, r.text)
+        if "range" not in sql:  # the role itself refuses table functions for row-filtered roles (engine/access.py)
+            assert api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=DE).status_code == 200, sql
+
+
+def test_the_agent_refuses_a_seen_table_outside_the_layer(guards: RunGuards) -> None:
+    guards.seen[("some_other_table",)] = "some_other_table"  # shown by an exploration tool
+    with pytest.raises(GuardRefusal) as refused:
+        guards.check_final("SELECT * FROM some_other_table")
+    assert refused.value.code == "raw_sql_refused"
