@@ -53,7 +53,7 @@ class Finding:
     """One refused reference of a query: what kind, where, and the sentence that says so."""
 
     kind: str  # one of the kinds above
-    node: exp.Expression
+    node: exp.Expr
     shown: str  # the reference as SQL text, without its alias
     message: str
     suggestions: tuple[str, ...] = ()
@@ -108,7 +108,7 @@ def bare_sql(table: exp.Table, dialect: str) -> str:
     return exp.Table(this=table.this.copy(), db=table.args.get("db"), catalog=table.args.get("catalog")).sql(dialect=dialect)
 
 
-def cte_names(tree: exp.Expression) -> set[str]:
+def cte_names(tree: exp.Expr) -> set[str]:
     return {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
 
 
@@ -122,7 +122,7 @@ def is_cte_reference(table: exp.Table) -> bool:
     if table.args.get("db") or table.args.get("catalog") or not isinstance(table.this, exp.Identifier):
         return False
     name = table.name.lower()
-    child: exp.Expression = table
+    child: exp.Expr = table
     node = table.parent
     while node is not None:
         if isinstance(node, exp.With):
@@ -136,12 +136,12 @@ def is_cte_reference(table: exp.Table) -> bool:
     return False
 
 
-def _with_of(query: exp.Expression) -> exp.Expression | None:
+def _with_of(query: exp.Expr) -> exp.Expr | None:
     """A query's WITH clause (sqlglot names the argument `with_`, older releases `with`)."""
     return query.args.get("with_") or query.args.get("with")
 
 
-def _index(items: list[exp.Expression], item: exp.Expression) -> int:
+def _index(items: list[exp.Expr], item: exp.Expr) -> int:
     return next((i for i, x in enumerate(items) if x is item), len(items))
 
 
@@ -161,6 +161,9 @@ class ReadPolicy:
             dict(models) if isinstance(models, Mapping) else {name: None for name in models})
         self.models = {name.lower(): name for name in self.sources}
         self.table_names = {key[-1] for key, _ in self.physical}
+        self._by_name: dict[str, list[tuple[TableKey, str]]] = {}
+        for key, model in self.physical:
+            self._by_name.setdefault(key[-1], []).append((key, model))
 
     @classmethod
     def for_layer(cls, semantic: SemanticLayer) -> ReadPolicy:
@@ -173,7 +176,8 @@ class ReadPolicy:
 
     def physical_model(self, key: TableKey) -> str | None:
         """The model whose physical table `key` names ("" for the time spine), or None outside the layer."""
-        return next((model for p, model in self.physical if matches(key, p, self.qualifiers)), None)
+        candidates = self._by_name.get(key[-1], ()) if key else ()
+        return next((model for p, model in candidates if matches(key, p, self.qualifiers)), None)
 
     def physical_names(self) -> list[str]:
         return [p[-1] for p, _ in self.physical]
@@ -187,7 +191,7 @@ class ReadPolicy:
                 out.append(finding)
         return out
 
-    def node_finding(self, node: exp.Expression) -> Finding | None:
+    def node_finding(self, node: exp.Expr) -> Finding | None:
         """Why this one node is refused: a table, a call, a CTE's name, a system variable (None: it is fine)."""
         if isinstance(node, exp.Table):
             return self.table_finding(node)
@@ -223,7 +227,7 @@ class ReadPolicy:
                        "functions on the allow-list (docs/security.md); an admin can allow it with "
                        + ALLOW_HINT.format(key="functions", name=shown))
 
-    def _table_function_refusal(self, node: exp.Expression, name: str) -> Finding:
+    def _table_function_refusal(self, node: exp.Expr, name: str) -> Finding:
         shown = node.sql(dialect=self.dialect)
         return Finding(TABLE_FUNCTION_REFUSED, node, shown,
                        f"'{shown}' is a table function; raw SQL reads the layer's tables (and its own CTEs) and only "
@@ -271,11 +275,9 @@ class ReadPolicy:
                 return None
             return self._table_function_refusal(call, names[0])
         key = table_key(table)
-        shown = bare_sql(table, self.dialect)
-        if is_cte_reference(table):
+        if is_cte_reference(table) or self.physical_model(key) is not None:
             return None
-        if self.physical_model(key) is not None:
-            return None
+        shown = bare_sql(table, self.dialect)  # only for a refusal: generating SQL is the costly part
         if is_catalog(key):
             return Finding(CATALOG_REFUSED, table, shown,
                            f"system catalog '{table.sql(dialect=self.dialect)}' is not available here; "
