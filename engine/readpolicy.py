@@ -1,16 +1,21 @@
-"""What raw SQL may read: the one policy every raw-SQL path calls (REST execute, read_query, MCP, the agent).
+"""What raw SQL may read and call: the one policy every raw-SQL path calls (REST execute, read_query, MCP,
+the agent's final SQL).
 
 Raw SQL is a client's own SELECT, already parsed by the read-only guard. This module decides, in
 one walk of its tree, which of the things it names are refused and why:
 
 - system catalogs (information_schema, pg_catalog, sqlite_master, duckdb_* ...): `catalog_refused`;
 - semantic model names written as tables (`FROM OrdersModel`): `not_a_table`, naming the physical table;
-- table functions (`FROM range(10)`): `table_function_refused`;
-- tables that are not a physical source of the layer's models or its time spine: `table_not_in_layer`.
+- tables that are not a physical source of the layer's models or its time spine, views included:
+  `raw_sql_refused` (a name is a CTE only where SQL scoping makes that CTE visible);
+- a CTE named after a table of the layer, at any depth (it would stand in for the table inside a
+  role's filter subquery): `raw_sql_refused`;
+- functions and table functions off the dialect's allow-list (engine/allowlist.py), schema-qualified
+  calls and system variables (`@@datadir`): `function_not_allowed`, `table_function_refused`.
 
-Each finding carries its code and a message; `check` raises the first one, and the agent's guard
+Each finding carries its kind, code and message; `check` raises the first one, and the agent's guard
 builds its own message (with advice for the run) from the same findings, so one refusal has one code
-whatever the path. The tree is read, never changed.
+whatever the path. The tree is read, never changed; `render` gives the SQL that then runs.
 """
 
 from __future__ import annotations
