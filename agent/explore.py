@@ -30,6 +30,9 @@ from smq_db.executors import Executor, QueryResult, check_read_only
 from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import is_catalog, table_key
+from engine.readpolicy import (
+    CATALOG_REFUSED, NOT_A_TABLE, cte_names, policy_for,
+)
 from .providers.base import ToolSpec
 from .tool_registry import (  # noqa: F401 - re-exported: the names callers import from here
     DESCRIBE_TABLE,
@@ -295,22 +298,20 @@ class Explorer:
     # -- read_query, python ---------------------------------------------------------------------------
     def read_query(self, sql: str) -> dict[str, Any]:
         tree = check_read_only(sql, self.layer.dialect)
-        ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
-        models = {m.lower(): m for m in self.layer.models}
-        for table in tree.find_all(exp.Table):
-            key = table_key(table)
-            if len(key) == 1 and key[0] in ctes:
-                continue
-            if is_catalog(key):
-                raise ToolError(f"'{table.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
-                                "describe_table instead", code="catalog_refused", location=Location(field="sql"))
-            if key and key[-1] in models and not any(t.key[-1] == key[-1] for t in self._tables()):
-                raise ToolError(f"'{table.name}' is a semantic model, not a table; read its physical table "
-                                f"{self.layer.models[models[key[-1]]].source.sql(dialect=self.layer.dialect)}",
-                                code="not_a_table", location=Location(field="sql"))
+        ctes = cte_names(tree)
+        policy = policy_for(self.layer.semantic)
+        for finding in policy.findings(tree):
+            if finding.kind == CATALOG_REFUSED:
+                raise ToolError(f"'{finding.node.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
+                                "describe_table instead", code=CATALOG_REFUSED, location=Location(field="sql"))
+            if finding.kind == NOT_A_TABLE:
+                raise ToolError(f"'{finding.node.name}' is a semantic model, not a table; read its physical table "
+                                f"{finding.suggestions[0] if finding.suggestions else ''}",
+                                code=NOT_A_TABLE, location=Location(field="sql"))
+            raise finding.error()  # a function or table function off the allow-list, a table outside the layer
         rewritten = self._as_role(tree)
         cap = self.limits.read_query_rows
-        result = self._execute(rewritten, cap, raw=sql if rewritten is tree else None)
+        result = self._execute(rewritten, cap)  # regenerated from the checked tree, never the model's text
         for table in tree.find_all(exp.Table):
             if not (len(table_key(table)) == 1 and table_key(table)[0] in ctes) and self.on_table is not None:
                 self.on_table(table)
@@ -334,8 +335,8 @@ class Explorer:
         """The query as the role may run it (filtered subqueries), or the role's refusal."""
         return apply_role_to_sql(tree, self.layer.semantic, self.layer.graph, self.role_obj)
 
-    def _execute(self, tree: exp.Expression, max_rows: int, raw: str | None = None) -> QueryResult:
-        sql = raw if raw is not None else tree.sql(dialect=self.layer.dialect)
+    def _execute(self, tree: exp.Expression, max_rows: int) -> QueryResult:
+        sql = policy_for(self.layer.semantic).render(tree)
         return self.executor.execute(sql, max_rows=max_rows, timeout_s=self.limits.timeout_s)
 
 

@@ -15,27 +15,19 @@ from typing import Iterable
 from sqlglot import exp
 
 from engine.errors import EngineError
+from engine.readpolicy import (
+    CATALOG_REFUSED, NOT_A_TABLE, RAW_SQL_REFUSED, TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER, ReadPolicy, TableKey, bare_sql, cte_names,
+    is_catalog, is_cte_reference, table_key,
+)
 from smq_db.executors import check_read_only
 
-TableKey = tuple[str, ...]  # lower-cased name parts, outermost first: ("main", "orders")
-
-CATALOG_SCHEMAS = frozenset({"information_schema", "pg_catalog", "mysql", "performance_schema", "sys"})
-CATALOG_TABLES = frozenset({"sqlite_master", "sqlite_schema", "sqlite_temp_master", "sqlite_sequence"})
-CATALOG_PREFIXES = ("pg_", "sqlite_", "duckdb_")
+__all__ = ["GuardRefusal", "RunGuards", "TableKey", "bare_sql", "cte_names", "is_catalog", "physical_tables", "table_key"]
 
 
 class GuardRefusal(EngineError):
     """The final SQL breaks a rule of the run; the message tells the model what to do instead."""
 
     code = "sql_refused"
-
-
-def table_key(table: exp.Table) -> TableKey:
-    return tuple(p.name.lower() for p in table.parts)
-
-
-def cte_names(tree: exp.Expr) -> set[str]:
-    return {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
 
 
 def physical_tables(tree: exp.Expr, dialect: str) -> dict[TableKey, str]:
@@ -50,17 +42,6 @@ def physical_tables(tree: exp.Expr, dialect: str) -> dict[TableKey, str]:
     return out
 
 
-def bare_sql(table: exp.Table, dialect: str) -> str:
-    """A table reference as SQL text without its alias: `main.orders`."""
-    return exp.Table(this=table.this.copy(), db=table.args.get("db"), catalog=table.args.get("catalog")).sql(dialect=dialect)
-
-
-def is_catalog(key: TableKey) -> bool:
-    name = key[-1]
-    return (any(p in CATALOG_SCHEMAS for p in key[:-1]) or name in CATALOG_SCHEMAS or name in CATALOG_TABLES
-            or name.startswith(CATALOG_PREFIXES))
-
-
 @dataclass
 class RunGuards:
     """The state one run's rules need: tables seen in compiler output, and the budgets used so far."""
@@ -72,9 +53,11 @@ class RunGuards:
     seen: dict[TableKey, str] = field(default_factory=dict)
     smq_calls: int = 0
     failed_executes: int = 0
+    policy: ReadPolicy | None = None  # the layer's read policy (engine.readpolicy); built from the names when absent
 
     def __post_init__(self) -> None:
-        self._models = {name.lower(): name for name in self.model_names}
+        if self.policy is None:
+            self.policy = ReadPolicy(self.dialect, (), list(self.model_names))
 
     # -- budgets ---------------------------------------------------------------------------
     def take_smq_call(self) -> bool:
@@ -113,28 +96,43 @@ class RunGuards:
         caller can tell a refused statement from one that merely does not parse.
         """
         tree = check_read_only(sql, self.dialect)
-        ctes = cte_names(tree)
-        problems: list[str] = []
-        for table in tree.find_all(exp.Table):
-            if not isinstance(table.this, exp.Identifier):
-                problems.append(f"'{table.sql(dialect=self.dialect)}' is a table function; read physical tables instead")
+        policy = self.policy
+        assert policy is not None
+        knows_layer = bool(policy.physical)  # built from model names only (no tables): the seen tables decide
+        problems: list[tuple[str, str]] = []  # (code, advice for the model)
+        for node in tree.walk():
+            refused = None if isinstance(node, exp.Table) else policy.node_finding(node)
+            if refused is not None:
+                problems.append((refused.code, refused.message))
+            if not isinstance(node, exp.Table):
                 continue
-            key = table_key(table)
-            shown = bare_sql(table, self.dialect)
-            if len(key) == 1 and key[0] in ctes:
+            finding = policy.table_finding(node)
+            code = finding.kind if finding is not None else ""
+            if code == TABLE_FUNCTION_REFUSED:
+                problems.append((code, f"'{node.sql(dialect=self.dialect)}' is a table function; read physical tables instead"))
                 continue
-            if is_catalog(key):
-                problems.append(f"'{shown}' is a system catalog; INFORMATION_SCHEMA and other catalogs are not available "
-                                "(use getModelDataElements to learn the models)")
+            if not isinstance(node.this, exp.Identifier) or is_cte_reference(node):
+                continue  # an allowed table function (unnest, generate_series ...) or the query's own CTE
+            key = table_key(node)
+            shown = bare_sql(node, self.dialect)
+            if code == CATALOG_REFUSED or is_catalog(key):
+                problems.append((CATALOG_REFUSED, f"'{shown}' is a system catalog; INFORMATION_SCHEMA and other catalogs are "
+                                 "not available (use getModelDataElements to learn the models)"))
+            elif code == TABLE_NOT_IN_LAYER and knows_layer:
+                problems.append((RAW_SQL_REFUSED, f"table '{shown}' is not a table of this database's semantic layer; only "
+                                 "its tables (as convertSmqToSql writes them) and your own CTEs may be used"))
             elif self._seen_match(key):
                 continue
-            elif key[-1] in self._models:
-                problems.append(f"'{shown}' is a semantic model, not a table: model names exist only in SMQs; use the "
-                                f"physical table the compiler wrote for it (compile an SMQ over {self._models[key[-1]]} to see it)")
+            elif code == NOT_A_TABLE:
+                problems.append((code, f"'{shown}' is a semantic model, not a table: model names exist only in SMQs; use the "
+                                 f"physical table the compiler wrote for it (compile an SMQ over "
+                                 f"{policy.models[key[-1]]} to see it)"))
             else:
-                problems.append(f"table '{shown}' has not appeared in any compiled SQL of this run; only tables lifted "
-                                "from convertSmqToSql output (and your own CTEs) may be used")
+                problems.append((GuardRefusal.code,
+                                 f"table '{shown}' has not appeared in any compiled SQL of this run; only tables lifted "
+                                 "from convertSmqToSql output (and your own CTEs) may be used"))
         if problems:
-            unique = list(dict.fromkeys(problems))
-            raise GuardRefusal("execute refused: " + "; ".join(unique) + f". Physical tables seen so far: {self.seen_list()}.")
+            unique = list(dict.fromkeys(text for _, text in problems))
+            raise GuardRefusal("execute refused: " + "; ".join(unique) + f". Physical tables seen so far: {self.seen_list()}.",
+                               code=problems[0][0])
         return tree

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from engine import Layer
 from smq_db.executors import Executor
+from engine.readpolicy import policy_for
 
 import sqlglot
 
@@ -127,7 +128,8 @@ class Agent:
     def start(self, question: str, plan: tuple[int, int] | None = None) -> _Run:
         """A run's state, ready to loop: guards, tools (with tips and profiling as configured), pool, trace."""
         config = self.config
-        guards = RunGuards(self.layer.dialect, self.layer.models, config.max_smq_calls, config.max_repairs)
+        guards = RunGuards(self.layer.dialect, self.layer.models, config.max_smq_calls, config.max_repairs,
+                           policy=policy_for(self.layer.semantic))
         tips = TipRetriever(question, self.layer.dialect, cap=config.max_tips) if config.tips else None
         profiler = (Profiler(self.layer, self.executor, role=self.role, timeout_s=config.query_timeout_s)
                     if config.profile_enabled(self.layer.dialect) else None)

@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from engine import Layer
 from engine.access import apply_role_to_sql
+from engine.readpolicy import policy_for
 from engine.errors import EngineError, InternalError
 from engine.paging import paginate
 from smq_db.executors import BackendUnavailable, Executor, QueryResult, ReadOnlyViolation
@@ -189,7 +190,7 @@ class Toolbox:
             rewritten = apply_role_to_sql(tree, self.layer.semantic, self.layer.graph, self.role_obj)
         except EngineError as err:
             return error_outcome(err, "refused")
-        run_sql = sql if rewritten is tree else rewritten.sql(dialect=self.layer.dialect)
+        run_sql = policy_for(self.layer.semantic).render(rewritten)  # what was checked, never the model's text
         try:
             result = self.executor.execute(run_sql, max_rows=self.max_rows, timeout_s=self.query_timeout_s)
         except BackendUnavailable as err:

@@ -27,7 +27,7 @@ from sqlglot.tokens import TokenType
 from engine.errors import Location
 from engine.lru import LruCache
 
-from .denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
+from engine.denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from .executors.errors import ReadOnlyViolation, SqlSyntaxError
 
 ONLY = "only one SELECT or WITH query is allowed"

@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from ..allowlist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
 from ..sql.dialects import SUPPORTED_DIALECTS
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
@@ -25,7 +26,9 @@ from .model import (
 from .reader import NAME_RULE, _kind, display_path
 from .yamlpos import YMap, YSeq, where
 
-DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access")
+DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql")
+RAW_SQL_KEYS = ("functions", "table_functions")
+FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics")
 JOIN_KEYS = ("from", "to", "key", "relationship", "type", "on", "preferred", "description")
 
@@ -74,6 +77,7 @@ class _Reader(ElementReader):
                     except ExprError as err:
                         self.errors.add(f"time_spine.table: {err}", where(file, spine_node, "table", field="time_spine.table"), code="invalid_expression")
         return {
+            **self.raw_sql(node, file),
             "name": name,
             "description": self.text(node, "description", file, "database"),
             "dialect": dialect,
@@ -81,6 +85,30 @@ class _Reader(ElementReader):
             "time_spine": spine,
             "access": (node.get("access"), file, node),
         }
+
+    def raw_sql(self, node: YMap, file: str) -> dict[str, frozenset[str]]:
+        """`raw_sql: {functions: [...], table_functions: [...]}`: what an admin allows raw SQL to call."""
+        if node.get("raw_sql") is None:
+            return {}
+        block = self.mapping(node["raw_sql"], file, "raw_sql", node, "raw_sql")
+        if block is None:
+            return {}
+        self.known_keys(block, RAW_SQL_KEYS, file, "raw_sql")
+        out: dict[str, frozenset[str]] = {}
+        for key in RAW_SQL_KEYS:
+            names = set()
+            for text, loc in self.string_list(block, key, file, "raw_sql"):
+                name = text.strip().lower()
+                if not FUNCTION_NAME.match(name):
+                    self.errors.add(f"{loc.field}: '{text}' is not a function name (letters, digits and underscores, "
+                                    "no schema, no parentheses)", loc, code="invalid_name")
+                elif why_not_allowable(name):
+                    self.errors.add(f"{loc.field}: {why_not_allowable(name)}; it stays refused for raw SQL", loc,
+                                    code="function_not_allowable")
+                else:
+                    names.add(name)
+            out[f"raw_sql_{key}"] = frozenset(names)
+        return out
 
     # -- models/*.yml ----------------------------------------------------------------------
     def model_files(self) -> list[Path]:
@@ -343,6 +371,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "directory": directory,
         "version": reader.hasher.hexdigest()[:16],
         "files": tuple(reader.files),
+        **{key: value for key, value in db.items() if key.startswith("raw_sql_")},
     }
     return parts, reader.errors.errors, reader.broken
 

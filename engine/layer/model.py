@@ -208,3 +208,7 @@ class SemanticLayer:
     directory: Path
     version: str  # a hash of the files' contents
     files: tuple[str, ...] = field(default=())
+    # functions / table functions an admin allowed raw SQL to call beyond the dialect's allow-list
+    # (database.yml `raw_sql:`; engine/allowlist.py)
+    raw_sql_functions: frozenset[str] = field(default=frozenset())
+    raw_sql_table_functions: frozenset[str] = field(default=frozenset())

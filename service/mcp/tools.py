@@ -20,6 +20,7 @@ from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, PYT
 from agent.tools import Toolbox
 from engine.errors import QueryError
 from engine.lru import LruCache
+from engine.readpolicy import policy_for
 
 from ..auth import Principal
 from ..deps import Database, ServiceState, executor_for, get_database, may_use
@@ -92,7 +93,8 @@ class ToolRunner:
             guards = entry.guards.get(database.name)
             if guards is None:
                 guards = entry.guards[database.name] = RunGuards(database.layer.dialect, database.layer.models,
-                                                                   SESSION_BUDGET, SESSION_BUDGET)
+                                                                   SESSION_BUDGET, SESSION_BUDGET,
+                                                                   policy=policy_for(database.layer.semantic))
             return guards
 
     def run(self, name: str, arguments: dict[str, Any], database: Database, session: str) -> tuple[dict[str, Any], bool]:

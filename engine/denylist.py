@@ -1,10 +1,13 @@
-"""What the read-only guard refuses inside an otherwise valid SELECT, kept as data in one place.
+"""Functions known to be dangerous inside an otherwise valid SELECT, kept as data in one place.
 
 A SELECT can still read files, reach the network, run other SQL, sleep or take locks through
-functions and table functions. Each entry names why it is refused; the reason is shown to the
-user ("function read_csv is not allowed (file access)"). Names are lower case and compared
-case-insensitively, whatever the dialect: a name denied for one engine is harmless to deny on
-another, where it does not exist anyway.
+functions and table functions. Each entry names why; the reason is shown to the user ("function
+read_csv is not allowed (file access)"). Names are lower case and compared case-insensitively,
+whatever the dialect: a name denied for one engine is harmless to deny on another.
+
+Raw SQL is held to an allow-list (engine/allowlist.py: deny by default); this list is what stays
+refused for everything an executor runs (compiled SMQs and the tools' own queries too, through the
+read-only guard smq_db/readonly.py), and the names no admin can add to a layer's allow-list.
 """
 
 from __future__ import annotations
