@@ -90,7 +90,8 @@ def test_inner_join_drops_unmatched_rows(tmp_path: Path, db) -> None:
 def test_count_without_expression_counts_rows(tmp_path: Path, db) -> None:
     layer = load_layer(write_layer(tmp_path, {}) / "mini")
     assert db(layer.compile({"metrics": ["CustomerModel__customerCount"]})) == [(2,)]
-    # across a fan-out it still counts each customer once per group
+    # across a fan-out it still counts each customer once per group: customer A now has two open orders
+    db("INSERT INTO orders VALUES (5, '2024-02-04', 'open', 0, 'a ')")
     rows = db(layer.compile({"metrics": ["CustomerModel__customerCount"], "group_by": ["OrderModel__status"]}))
     assert dict(rows) == {"shipped": 1, "open": 1, None: 1}
 
