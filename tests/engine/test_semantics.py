@@ -11,6 +11,7 @@ import pytest
 
 from engine import load_layer
 
+from ..conftest import SHARED
 from .conftest import write_layer
 
 DATA = [
@@ -124,10 +125,10 @@ def test_sqlite_grains_match_iso_weeks_and_quarters(tmp_path: Path) -> None:
         assert got == want, grain
 
 
-NORTHWIND = Path(__file__).resolve().parents[3] / "shared" / "data" / "sqlite" / "northwind.sqlite"
+NORTHWIND = SHARED / "data" / "sqlite" / "northwind.sqlite"
 
 
-@pytest.mark.skipif(not NORTHWIND.exists(), reason="../shared/data/sqlite/northwind.sqlite is not present")
+@pytest.mark.shared_data(NORTHWIND)
 def test_quoted_names_on_real_northwind(tmp_path: Path) -> None:
     """Table and column names with spaces (SQLite's [brackets]) survive into the compiled SQL."""
     root = tmp_path / "layers"
