@@ -29,6 +29,11 @@ import pandas as pd
 
 Flavor = Literal["lite", "snow"]
 FLAVORS: tuple[str, ...] = ("lite", "snow")
+#: exec_result: CSV files are the submission, compared as read (a header-only prediction matches a
+#: header-only gold file). sql: the CSVs come from running the predicted SQL, where the official code
+#: scores an empty result 0 except on SQLite (the lite flavour), which writes and compares it.
+Mode = Literal["exec_result", "sql"]
+MODES: tuple[str, ...] = ("exec_result", "sql")
 
 #: Absolute tolerance for numbers (``math.isclose``'s rel_tol stays at 1e-9).
 ABS_TOLERANCE = 1e-2
@@ -216,9 +221,9 @@ def _compare(pred: pd.DataFrame, gold: pd.DataFrame, cols: list[Any] | None,
              ignore_order: bool, allow_empty: bool = False) -> tuple[bool, str]:
     """Core comparison: every selected gold column must equal some predicted column.
 
-    Raises ScoringError where the official code would raise. ``allow_empty``: the lite evaluator
-    compares a header-only prediction like any other, so it matches a header-only gold file
-    (local275_a); everywhere else an empty prediction scores 0.
+    Raises ScoringError where the official code would raise. ``allow_empty``: a header-only
+    prediction is compared like any other table, so it matches a header-only gold file (local275_a),
+    as in exec_result mode and for SQLite in sql mode; otherwise an empty prediction scores 0.
     """
     gold_sel, positions = _select_gold(gold, cols)
     empty_vs_empty = allow_empty and pred.shape[0] == 0 and gold.shape[0] == 0 and pred.shape[1] > 0
@@ -366,7 +371,7 @@ def _eval_options(eval_entry: dict[str, Any] | None) -> tuple[Any, bool]:
 
 
 def _score_alternatives(pred: pd.DataFrame, golds: list[tuple[str, pd.DataFrame]],
-                        condition_cols: Any, ignore_order: bool, flavor: Flavor) -> tuple[bool, str]:
+                        condition_cols: Any, ignore_order: bool, flavor: Flavor, allow_empty: bool) -> tuple[bool, str]:
     """Try alternatives in name order; the first match wins, a raise ends with 0."""
     entries = _alternative_entries(condition_cols, len(golds))
     failures = []
@@ -378,7 +383,7 @@ def _score_alternatives(pred: pd.DataFrame, golds: list[tuple[str, pd.DataFrame]
         else:
             raise ScoringError(f"condition_cols has no entry for alternative {i} ({name}): "
                                f"{condition_cols!r}")
-        ok, reason = _compare(pred, gold, cols, ignore_order, allow_empty=flavor == "lite")
+        ok, reason = _compare(pred, gold, cols, ignore_order, allow_empty=allow_empty)
         if ok:
             return True, f"matched {name}"
         failures.append(f"{name}: {reason}")
@@ -390,7 +395,7 @@ def _score_alternatives(pred: pd.DataFrame, golds: list[tuple[str, pd.DataFrame]
 def score_instance(instance_id: str, pred_csv: str | os.PathLike[str] | None,
                    gold_dir: str | os.PathLike[str], eval_entry: dict[str, Any] | None,
                    flavor: Flavor | None = None, *,
-                   gold_listing: Iterable[str] | None = None) -> InstanceScore:
+                   gold_listing: Iterable[str] | None = None, mode: Mode = "exec_result") -> InstanceScore:
     """Score one predicted CSV against the task's gold CSV(s).
 
     ``flavor`` picks the lite or snow evaluator's unpacking of
@@ -398,11 +403,15 @@ def score_instance(instance_id: str, pred_csv: str | os.PathLike[str] | None,
     Anything the official evaluator would fail on -- no prediction, an
     unreadable file, a missing or out-of-range ``condition_cols`` entry --
     scores 0 with the reason.  ``gold_listing`` lets a caller list the gold
-    folder once for many tasks.
+    folder once for many tasks.  ``mode`` (see Mode) decides an empty result
+    against an empty gold table.
     """
     flavor = flavor or flavor_for(instance_id)
     if flavor not in FLAVORS:
         raise ValueError(f"flavor must be one of {FLAVORS}, not {flavor!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    allow_empty = mode == "exec_result" or flavor == "lite"
 
     def verdict(ok: bool, reason: str) -> InstanceScore:
         return InstanceScore(instance_id, ok, reason)
@@ -417,9 +426,9 @@ def score_instance(instance_id: str, pred_csv: str | os.PathLike[str] | None,
         pred = _read_prediction(Path(pred_csv))
         if is_single:
             cols = _entry_columns(condition_cols, flavor)
-            return verdict(*_compare(pred, _read_gold(paths[0]), cols, ignore_order, allow_empty=flavor == "lite"))
+            return verdict(*_compare(pred, _read_gold(paths[0]), cols, ignore_order, allow_empty=allow_empty))
         golds = [(p.name, _read_gold(p)) for p in paths]
-        return verdict(*_score_alternatives(pred, golds, condition_cols, ignore_order, flavor))
+        return verdict(*_score_alternatives(pred, golds, condition_cols, ignore_order, flavor, allow_empty))
     except ScoringError as exc:
         return verdict(False, str(exc))
 
@@ -477,7 +486,8 @@ def _per_prefix(scores: list[InstanceScore]) -> dict[str, PrefixScore]:
 
 
 def score_submission(submission_dir: str | os.PathLike[str], gold_dir: str | os.PathLike[str],
-                     eval_jsonl: str | os.PathLike[str], flavor: Flavor | None = None) -> Report:
+                     eval_jsonl: str | os.PathLike[str], flavor: Flavor | None = None,
+                     mode: Mode = "exec_result") -> Report:
     """Score a folder of ``<id>.csv`` predictions against every task in the eval file.
 
     Tasks without a prediction count as wrong, so accuracy is correct / all
@@ -490,7 +500,7 @@ def score_submission(submission_dir: str | os.PathLike[str], gold_dir: str | os.
     listing = sorted(os.listdir(gold))
     scores = [
         score_instance(iid, submission / f"{iid}.csv", gold, entries[iid], flavor,
-                       gold_listing=listing)
+                       gold_listing=listing, mode=mode)
         for iid in sorted(entries)
     ]
     correct = sum(s.correct for s in scores)
