@@ -1,8 +1,8 @@
 """Directives on Spider 1.0 dev: recall of the gold SQL's tables among the relevant models, and the
 share of models hidden (prints figures; never run as a test).
 
-    .venv/bin/python bench/directives_spider1.py [--spider /work/shared/data/spider1] [--values] [--grid]
-                                                 [--embeddings minilm|gemini]
+    .venv/bin/python bench/directives_spider1.py [--spider ../shared/data/spider1] [--values] [--grid]
+                                                 [--embeddings minilm|gemini] [--half tune|held_out|all]
 
 Per database a quick layer is built from tables.json (one model per table, one dimension per
 column, joins from the foreign keys: `spider_layer` below, no other scaffolding). For each dev
@@ -36,9 +36,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from agent.directives.index import DirectiveConfig, DirectiveIndex  # noqa: E402
+from bench.split import HALVES, select  # noqa: E402
 from engine import Layer, load_layer  # noqa: E402
 
-SPIDER = Path("/work/shared/data/spider1")
+SPIDER = ROOT.parent / "shared" / "data" / "spider1"
 BIG = 6  # the target applies to databases with at least this many tables
 
 
@@ -219,6 +220,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--values", action="store_true", help="index known values sampled from each database")
     parser.add_argument("--grid", action="store_true", help="also print a small sensitivity grid")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--half", choices=HALVES, default="all",
+                        help="only the dev databases of one half of the fixed split (bench/split.py)")
     parser.add_argument("--embeddings", choices=["minilm", "gemini"],
                         help="fuse an embedding ranking with BM25 (needs its packages: docs/directives.md)")
     args = parser.parse_args(argv)
@@ -231,7 +234,8 @@ def main(argv: list[str] | None = None) -> None:
         except EmbeddingsUnavailable as err:
             raise SystemExit(f"directives_spider1: {err.message}") from None
     questions = json.loads((args.spider / "dev.json").read_text(encoding="utf-8"))
-    dbs = sorted({q["db_id"] for q in questions})
+    dbs = select({q["db_id"] for q in questions}, args.half)
+    questions = [q for q in questions if q["db_id"] in set(dbs)]
     with tempfile.TemporaryDirectory() as tmp:
         layers = spider_layers(args.spider, Path(tmp), set(dbs))
         started = time.perf_counter()

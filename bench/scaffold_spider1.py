@@ -1,6 +1,7 @@
 """Scaffold a layer for every Spider 1.0 SQLite database and measure it (figures for docs/authoring.md).
 
-    .venv/bin/python -m bench.scaffold_spider1 [--data /work/shared/data/spider1] [--only db1,db2] [--json out.json]
+    .venv/bin/python -m bench.scaffold_spider1 [--data ../shared/data/spider1] [--only db1,db2] [--json out.json]
+                                               [--half tune|held_out|all]
 
 For each `database/<db>/<db>.sqlite`: run `smq init` into a temporary folder (which validates the
 layer with the engine before writing), then compare its joins with the `foreign_keys` of
@@ -10,7 +11,10 @@ tables.json (column-index pairs into `column_names_original`). Two runs per data
 * inferred only: the DDL's foreign keys ignored, so every join must come from names and values.
 
 A tables.json foreign key counts as recovered when a join links the same two columns, in either
-direction (a declared key whose target is not unique in the data is turned around).
+direction (a declared key whose target is not unique in the data is turned around). Recall is the
+share of tables.json foreign keys recovered; precision the share of joins that are a tables.json
+foreign key (a real relationship tables.json omits counts against it). `--half` restricts the run
+to one half of the fixed split of bench/split.py (tune on `tune`, report `held_out`).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.split import HALVES, select  # noqa: E402
 from smq_authoring import ScaffoldError, init_layer  # noqa: E402
 
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "spider1"
@@ -69,6 +74,7 @@ def run_one(path: Path, entry: dict[str, Any], *, declared: bool) -> dict[str, A
             "tables": len(result.catalog.tables),
             "models": len(layer.models),
             "joins": len(layer.semantic.joins),
+            "links": len(result.links),
             "inferred": sum(l.origin == "inferred" for l in result.links),
             "gold_fks": len(gold),
             "recovered": sum(hits),
@@ -87,12 +93,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated database names")
     parser.add_argument("--json", type=Path, help="write per-database results here")
     parser.add_argument("--verbose", action="store_true", help="list every missed foreign key")
+    parser.add_argument("--half", choices=HALVES, default="all", help="one half of the fixed split (bench/split.py)")
     args = parser.parse_args(argv)
     entries = {e["db_id"]: e for e in json.loads((args.data / "tables.json").read_text())}
     files = sorted((args.data / "database").glob("*/*.sqlite"))
     if args.only:
         wanted = set(args.only.split(","))
         files = [f for f in files if f.parent.name in wanted]
+    in_half = set(select((f.parent.name for f in files), args.half))
+    files = [f for f in files if f.parent.name in in_half]
     results: dict[str, dict[str, Any]] = {}
     started = time.perf_counter()
     for i, path in enumerate(files, 1):
@@ -115,18 +124,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def report(results: dict[str, dict[str, Any]], elapsed: float, *, verbose: bool) -> str:
     lines = [f"Spider 1.0: {len(results)} SQLite databases, {elapsed:.0f} s for both runs", ""]
-    lines.append("| run | layers that validate | tables.json foreign keys recovered | joins not in tables.json | starter tests passing |")
-    lines.append("|---|---|---|---|---|")
+    lines.append("| run | layers that validate | tables.json foreign keys recovered (recall) | joins not in tables.json "
+                 "| precision | starter tests passing |")
+    lines.append("|---|---|---|---|---|---|")
     for mode, label in (("declared", "DDL foreign keys + inference"), ("inferred_only", "inference only (DDL keys ignored)")):
         rows = [r[mode] for r in results.values()]
         valid = [r for r in rows if r["valid"]]
         gold = sum(r["gold_fks"] for r in valid)
         hit = sum(r["recovered"] for r in valid)
         extra = sum(len(r["extra"]) for r in valid)
+        links = sum(r["links"] for r in valid)
         passed = sum(r["tests_passed"] for r in valid)
         failed = sum(r["tests_failed"] for r in valid)
         lines.append(f"| {label} | {len(valid)} / {len(rows)} | {hit} / {gold} ({hit / max(gold, 1):.1%}) | {extra} | "
-                     f"{passed} / {passed + failed} |")
+                     f"{(links - extra) / max(links, 1):.1%} | {passed} / {passed + failed} |")
     for mode in ("declared", "inferred_only"):
         invalid = {db: r[mode] for db, r in results.items() if not r[mode]["valid"]}
         for db, r in invalid.items():

@@ -32,6 +32,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true", help="rewrite golden SQL files from the compiler's output")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "shared_data(*paths): the test reads these paths under ../shared (SHARED); "
+                                       "skipped when one is missing, failed when one is missing in CI (CI=true)")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Third-party test data lives in ../shared beside the repository. A checkout without it skips the
+    tests that read it; CI always has it, so there a missing file is a failure, not a silent skip."""
+    for mark in item.iter_markers("shared_data"):
+        missing = [Path(p) for p in mark.args if not Path(p).exists()]
+        if missing:
+            message = f"shared test data missing: {missing[0]} (expected in ../shared beside the repository)"
+            if os.environ.get("CI", "").lower() == "true":
+                pytest.fail(message + "; CI always provides it", pytrace=False)
+            pytest.skip(message)
+
+
 @pytest.fixture(scope="session")
 def update_golden(request: pytest.FixtureRequest) -> bool:
     return bool(request.config.getoption("--update-golden") or os.environ.get("SMQ_UPDATE_GOLDEN"))

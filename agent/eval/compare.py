@@ -153,9 +153,9 @@ def compare_frames(pred: pd.DataFrame, gold: pd.DataFrame, cols: list[Any] | Non
              ignore_order: bool, allow_empty: bool = False) -> tuple[bool, str]:
     """Core comparison: every selected gold column must equal some predicted column.
 
-    Raises ScoringError where the official code would raise. ``allow_empty``: the lite evaluator
-    compares a header-only prediction like any other, so it matches a header-only gold file
-    (local275_a); everywhere else an empty prediction scores 0.
+    Raises ScoringError where the official code would raise. ``allow_empty``: a header-only
+    prediction is compared like any other table, so it matches a header-only gold file (local275_a),
+    as in exec_result mode and for SQLite in sql mode; otherwise an empty prediction scores 0.
     """
     gold_sel, positions = _select_gold(gold, cols)
     empty_vs_empty = allow_empty and pred.shape[0] == 0 and gold.shape[0] == 0 and pred.shape[1] > 0

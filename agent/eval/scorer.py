@@ -37,6 +37,11 @@ from .compare import (  # noqa: F401 - the comparison's public names stay import
 
 Flavor = Literal["lite", "snow"]
 FLAVORS: tuple[str, ...] = ("lite", "snow")
+#: exec_result: CSV files are the submission, compared as read (a header-only prediction matches a
+#: header-only gold file). sql: the CSVs come from running the predicted SQL, where the official code
+#: scores an empty result 0 except on SQLite (the lite flavour), which writes and compares it.
+Mode = Literal["exec_result", "sql"]
+MODES: tuple[str, ...] = ("exec_result", "sql")
 
 
 class ScorerInputError(Exception):
@@ -180,7 +185,7 @@ def _eval_options(eval_entry: dict[str, Any] | None) -> tuple[Any, bool]:
 
 
 def _score_alternatives(pred: pd.DataFrame, golds: list[tuple[str, pd.DataFrame]],
-                        condition_cols: Any, ignore_order: bool, flavor: Flavor) -> tuple[bool, str]:
+                        condition_cols: Any, ignore_order: bool, flavor: Flavor, allow_empty: bool) -> tuple[bool, str]:
     """Try alternatives in name order; the first match wins, a raise ends with 0."""
     entries = _alternative_entries(condition_cols, len(golds))
     failures = []
@@ -192,7 +197,7 @@ def _score_alternatives(pred: pd.DataFrame, golds: list[tuple[str, pd.DataFrame]
         else:
             raise ScoringError(f"condition_cols has no entry for alternative {i} ({name}): "
                                f"{condition_cols!r}")
-        ok, reason = compare_frames(pred, gold, cols, ignore_order, allow_empty=flavor == "lite")
+        ok, reason = compare_frames(pred, gold, cols, ignore_order, allow_empty=allow_empty)
         if ok:
             return True, f"matched {name}"
         failures.append(f"{name}: {reason}")
@@ -204,7 +209,7 @@ def _score_alternatives(pred: pd.DataFrame, golds: list[tuple[str, pd.DataFrame]
 def score_instance(instance_id: str, pred_csv: str | os.PathLike[str] | None,
                    gold_dir: str | os.PathLike[str], eval_entry: dict[str, Any] | None,
                    flavor: Flavor | None = None, *,
-                   gold_listing: Iterable[str] | None = None) -> InstanceScore:
+                   gold_listing: Iterable[str] | None = None, mode: Mode = "exec_result") -> InstanceScore:
     """Score one predicted CSV against the task's gold CSV(s).
 
     ``flavor`` picks the lite or snow evaluator's unpacking of
@@ -212,11 +217,15 @@ def score_instance(instance_id: str, pred_csv: str | os.PathLike[str] | None,
     Anything the official evaluator would fail on -- no prediction, an
     unreadable file, a missing or out-of-range ``condition_cols`` entry --
     scores 0 with the reason.  ``gold_listing`` lets a caller list the gold
-    folder once for many tasks.
+    folder once for many tasks.  ``mode`` (see Mode) decides an empty result
+    against an empty gold table.
     """
     flavor = flavor or flavor_for(instance_id)
     if flavor not in FLAVORS:
         raise ValueError(f"flavor must be one of {FLAVORS}, not {flavor!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
+    allow_empty = mode == "exec_result" or flavor == "lite"
 
     def verdict(ok: bool, reason: str) -> InstanceScore:
         return InstanceScore(instance_id, ok, reason)
@@ -231,9 +240,9 @@ def score_instance(instance_id: str, pred_csv: str | os.PathLike[str] | None,
         pred = _read_prediction(Path(pred_csv))
         if is_single:
             cols = _entry_columns(condition_cols, flavor)
-            return verdict(*compare_frames(pred, _read_gold(paths[0]), cols, ignore_order, allow_empty=flavor == "lite"))
+            return verdict(*compare_frames(pred, _read_gold(paths[0]), cols, ignore_order, allow_empty=allow_empty))
         golds = [(p.name, _read_gold(p)) for p in paths]
-        return verdict(*_score_alternatives(pred, golds, condition_cols, ignore_order, flavor))
+        return verdict(*_score_alternatives(pred, golds, condition_cols, ignore_order, flavor, allow_empty))
     except ScoringError as exc:
         return verdict(False, str(exc))
 
@@ -291,7 +300,8 @@ def _per_prefix(scores: list[InstanceScore]) -> dict[str, PrefixScore]:
 
 
 def score_submission(submission_dir: str | os.PathLike[str], gold_dir: str | os.PathLike[str],
-                     eval_jsonl: str | os.PathLike[str], flavor: Flavor | None = None) -> Report:
+                     eval_jsonl: str | os.PathLike[str], flavor: Flavor | None = None,
+                     mode: Mode = "exec_result") -> Report:
     """Score a folder of ``<id>.csv`` predictions against every task in the eval file.
 
     Tasks without a prediction count as wrong, so accuracy is correct / all
@@ -304,7 +314,7 @@ def score_submission(submission_dir: str | os.PathLike[str], gold_dir: str | os.
     listing = sorted(os.listdir(gold))
     scores = [
         score_instance(iid, submission / f"{iid}.csv", gold, entries[iid], flavor,
-                       gold_listing=listing)
+                       gold_listing=listing, mode=mode)
         for iid in sorted(entries)
     ]
     correct = sum(s.correct for s in scores)

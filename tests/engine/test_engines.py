@@ -1,6 +1,9 @@
 """Every compiler case, on every engine: golden SQL per dialect, and results equal to a
 hand-written reference query (run on DuckDB) when executed on SQLite, DuckDB, PostgreSQL,
-MariaDB and Snowflake (fakesnow)."""
+MariaDB and Snowflake (fakesnow).
+
+A case runs on the demo layer, or (`layer: shop_with_extra_metrics`) on a copy of it with the
+metrics of extra_metrics.yml added: shapes the demo's own metrics never reach."""
 
 from __future__ import annotations
 
@@ -8,10 +11,12 @@ import math
 from pathlib import Path
 from typing import Any
 
+import shutil
+
 import pytest
 import yaml
 
-from engine import SUPPORTED_DIALECTS, load_layers
+from engine import SUPPORTED_DIALECTS, Layer, load_layer, load_layers
 
 from ..conftest import DEMO_MODELS
 
@@ -21,9 +26,25 @@ GOLDEN = HERE / "golden"
 ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "snowflake")
 
 
+EXTRA_METRICS = yaml.safe_load((HERE / "extra_metrics.yml").read_text())
+
+
+def shop_with_extra_metrics(folder: Path) -> Layer:
+    """A copy of the demo layer in `folder` with extra_metrics.yml's metrics appended to its models."""
+    target = folder / "shop"
+    shutil.copytree(DEMO_MODELS / "shop", target, ignore=shutil.ignore_patterns("data"))
+    for file, metrics in EXTRA_METRICS.items():
+        path = target / "models" / file
+        model = yaml.safe_load(path.read_text())
+        model["metrics"] = [*model.get("metrics", []), *metrics]
+        path.write_text(yaml.safe_dump(model, sort_keys=False))
+    return load_layer(target)
+
+
 @pytest.fixture(scope="module")
-def shop():
-    return load_layers(DEMO_MODELS)["shop"]
+def layers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Layer]:
+    return {"shop": load_layers(DEMO_MODELS)["shop"],
+            "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"))}
 
 
 def _key(value: Any) -> tuple:
@@ -52,8 +73,8 @@ def assert_same_rows(actual: list[tuple], expected: list[tuple], ordered: bool, 
 
 @pytest.mark.parametrize("dialect", SUPPORTED_DIALECTS)
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_golden_sql(shop, case: dict, dialect: str, update_golden: bool) -> None:
-    sql = shop.compile(case["smq"], dialect=dialect, use_cache=False) + "\n"
+def test_golden_sql(layers, case: dict, dialect: str, update_golden: bool) -> None:
+    sql = layers[case.get("layer", "shop")].compile(case["smq"], dialect=dialect, use_cache=False) + "\n"
     path = GOLDEN / case["name"] / f"{dialect}.sql"
     if update_golden or not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -65,10 +86,10 @@ def test_golden_sql(shop, case: dict, dialect: str, update_golden: bool) -> None
 
 @pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_results_match_reference(shop, runners, case: dict, engine: str) -> None:
+def test_results_match_reference(layers, runners, case: dict, engine: str) -> None:
     run = runners(engine)
     _, expected = runners("duckdb")(case["reference"])
-    columns, actual = run(shop.compile(case["smq"], dialect=engine))
+    columns, actual = run(layers[case.get("layer", "shop")].compile(case["smq"], dialect=engine))
     smq = case["smq"]
     assert columns == [*smq.get("group_by", []), *smq.get("metrics", [])], "output columns are named and ordered as the SMQ"
     assert_same_rows(actual, expected, case.get("ordered", False), f"{case['name']} on {engine}")

@@ -11,6 +11,7 @@ import pytest
 
 from engine import load_layer
 
+from ..conftest import SHARED
 from .conftest import write_layer
 
 DATA = [
@@ -90,7 +91,8 @@ def test_inner_join_drops_unmatched_rows(tmp_path: Path, db) -> None:
 def test_count_without_expression_counts_rows(tmp_path: Path, db) -> None:
     layer = load_layer(write_layer(tmp_path, {}) / "mini")
     assert db(layer.compile({"metrics": ["CustomerModel__customerCount"]})) == [(2,)]
-    # across a fan-out it still counts each customer once per group
+    # across a fan-out it still counts each customer once per group: customer A now has two open orders
+    db("INSERT INTO orders VALUES (5, '2024-02-04', 'open', 0, 'a ')")
     rows = db(layer.compile({"metrics": ["CustomerModel__customerCount"], "group_by": ["OrderModel__status"]}))
     assert dict(rows) == {"shipped": 1, "open": 1, None: 1}
 
@@ -123,10 +125,10 @@ def test_sqlite_grains_match_iso_weeks_and_quarters(tmp_path: Path) -> None:
         assert got == want, grain
 
 
-NORTHWIND = Path(__file__).resolve().parents[3] / "shared" / "data" / "sqlite" / "northwind.sqlite"
+NORTHWIND = SHARED / "data" / "sqlite" / "northwind.sqlite"
 
 
-@pytest.mark.skipif(not NORTHWIND.exists(), reason="../shared/data/sqlite/northwind.sqlite is not present")
+@pytest.mark.shared_data(NORTHWIND)
 def test_quoted_names_on_real_northwind(tmp_path: Path) -> None:
     """Table and column names with spaces (SQLite's [brackets]) survive into the compiled SQL."""
     root = tmp_path / "layers"

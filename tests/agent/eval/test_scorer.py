@@ -380,8 +380,31 @@ def test_empty_results_are_never_equivalent():
     assert not results_equivalent([], [], [(1,)], ["a"])
 
 
-def test_header_only_prediction_matches_header_only_gold_under_lite_rules_only(tmp_path):
-    """The official lite evaluator compares empty tables like any other (local275_a is header-only)."""
+@pytest.mark.parametrize("iid", ["local900", "sf900", "bq900"])
+def test_header_only_prediction_matches_header_only_gold_in_exec_result_mode(tmp_path, iid):
+    """CSV submissions (the official exec_result mode): both evaluators compare the column vectors as
+    read, and an empty one equals an empty one, so an empty answer to an empty gold table scores 1."""
+    from agent.eval.scorer import score_instance, score_submission
+
+    gold, sub = tmp_path / "gold", tmp_path / "sub"
+    gold.mkdir()
+    sub.mkdir()
+    (gold / f"{iid}_a.csv").write_text("a,b\n1,2\n")
+    (gold / f"{iid}_b.csv").write_text("a,b\n")  # the empty alternative
+    (sub / f"{iid}.csv").write_text("x,y\n")
+    entry = {"condition_cols": [], "ignore_order": True}
+    score = score_instance(iid, sub / f"{iid}.csv", gold, entry)
+    assert score.correct and score.reason == f"matched {iid}_b.csv"
+    (tmp_path / "eval.jsonl").write_text(json.dumps({"instance_id": iid, **entry}) + "\n")
+    assert score_submission(sub, gold, tmp_path / "eval.jsonl").correct == 1
+    # an empty answer to a gold table with rows still scores 0
+    (gold / f"{iid}_b.csv").unlink()
+    assert not score_instance(iid, sub / f"{iid}.csv", gold, entry).correct
+
+
+def test_header_only_prediction_in_sql_mode_matches_under_lite_rules_only(tmp_path):
+    """sql mode: the official code runs the SQL; on BigQuery and Snowflake an empty result scores 0,
+    the SQLite path (lite rules) writes a header-only CSV and compares it like any other."""
     from agent.eval.scorer import score_instance
 
     gold = tmp_path / "gold"
@@ -391,5 +414,8 @@ def test_header_only_prediction_matches_header_only_gold_under_lite_rules_only(t
     pred = tmp_path / "p.csv"
     pred.write_text("x,y\n")
     entry = {"condition_cols": [], "ignore_order": True}
-    assert score_instance("local900", pred, gold, entry).correct
-    assert not score_instance("sf900", pred, gold, entry).correct
+    assert score_instance("local900", pred, gold, entry, mode="sql").correct
+    sf = score_instance("sf900", pred, gold, entry, mode="sql")
+    assert not sf.correct and "empty prediction" in sf.reason
+    with pytest.raises(ValueError, match="mode must be one of"):
+        score_instance("sf900", pred, gold, entry, mode="csv")

@@ -10,15 +10,15 @@ import pandas as pd
 import pytest
 
 from agent.eval.scorer import score_submission
+from tests.conftest import SHARED
 
-DATA = Path("/work/shared/data/spider2")
+DATA = SHARED / "data" / "spider2"
 GOLD = DATA / "lite" / "gold" / "exec_result"
 EVAL = DATA / "lite" / "gold" / "spider2lite_eval.jsonl"
 ORACLE = DATA / "oracle"
 IDS = ["local054", "local055", "local081", "local085", "local198"]
 
-pytestmark = pytest.mark.skipif(not (GOLD.is_dir() and ORACLE.is_dir()),
-                                reason="Spider 2.0 data not available")
+pytestmark = pytest.mark.shared_data(GOLD, EVAL, ORACLE)  # skipped without ../shared, failed in CI
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,12 @@ def _literal(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     return "'" + str(value) + "'"
+
+
+def slow_query_tag() -> str:
+    """A name unique to this run, carried by the slow query (as a column alias) so that counting the
+    copies still running on a shared server counts this run's and no other client's."""
+    return f"smq_slow_{uuid.uuid4().hex[:12]}"
 
 
 def insert_sql(table: str = "items") -> str:
@@ -144,11 +151,12 @@ def postgres_backend() -> Backend:
             finally:
                 conn.rollback()
 
-    slow = "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
-    def still_running() -> int:
+    tag = slow_query_tag()
+    slow = f"SELECT count(*) AS {tag} FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
+    def still_running() -> int:  # only this run's query: other clients may share the server
         return admin.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND query LIKE %s",
-            ["%generate_series(1, 100000) a%"],
+            [f"%{tag}%"],
         ).fetchone()[0]
 
     return Backend("postgres", executor, slow, raw_write, [admin.close], still_running)
@@ -178,10 +186,12 @@ def mysql_backend() -> Backend:
         finally:
             executor._pool.release(conn)
 
-    slow = "SELECT count(*) FROM seq a, seq b, seq c, seq d"
-    def still_running() -> int:
+    tag = slow_query_tag()
+    slow = f"SELECT count(*) AS {tag} FROM seq a, seq b, seq c, seq d"
+    def still_running() -> int:  # only this run's query: other clients may share the server
         with admin.cursor() as cur:
-            cur.execute("SELECT count(*) FROM information_schema.processlist WHERE info LIKE %s", ["SELECT count(*) FROM seq a%"])
+            cur.execute("SELECT count(*) FROM information_schema.processlist WHERE id <> CONNECTION_ID() AND info LIKE %s",
+                        [f"%{tag}%"])
             return cur.fetchone()[0]
 
     return Backend("mysql", executor, slow, raw_write, [admin.close], still_running, admin=admin)

@@ -6,12 +6,13 @@ import json
 import re
 import threading
 import time
+from typing import Any, Callable
 
 import pytest
 
 from smq_db.executors import ExecutionError, Executor, QueryTimeout, ReadOnlyViolation
 
-from .conftest import Backend
+from .conftest import MYSQL, PG_DSN, SCHEMA, Backend
 
 SLOW_TIMEOUT_S = 0.5
 pytestmark = pytest.mark.filterwarnings("ignore:Arrow output on a DB-API result")  # fakesnow's own
@@ -51,6 +52,18 @@ def test_row_cap_sets_truncated(backend: Backend) -> None:
     assert exact.truncated is False and exact.row_count == 3
 
 
+def stopped_on_the_server(backend: Backend) -> bool:
+    """No copy of this run's slow query left on the server. The server may list a statement for a
+    moment after its client got the error (MariaDB clears the session's `info` after sending it), so
+    look again for a few seconds; a query that was not stopped would still be listed minutes later."""
+    assert backend.still_running is not None
+    for _ in range(100):
+        if backend.still_running() == 0:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_timeout_cancels_the_query_and_the_executor_stays_usable(backend: Backend) -> None:
     started = time.monotonic()
     with pytest.raises(QueryTimeout) as caught:
@@ -59,9 +72,72 @@ def test_timeout_cancels_the_query_and_the_executor_stays_usable(backend: Backen
     assert caught.value.code == "query_timeout"
     assert "cancelled after 0.5 s" in caught.value.message
     if backend.still_running is not None:  # look from another session: the engine stopped it
-        assert backend.still_running() == 0
+        assert stopped_on_the_server(backend)
     for _ in range(3):  # every pooled connection is still fine
         assert backend.executor.execute("SELECT 1 AS x").rows == [[1]]
+
+
+def _start_other_client(backend: Backend) -> tuple[threading.Thread, Any, int, Callable[[], None]]:
+    """Another client of the same server running the same slow query, untagged: (thread, its connection,
+    its session id, a function stopping it)."""
+    untagged = re.sub(r" AS smq_slow_\w+", "", backend.slow_sql)
+    if backend.name == "mysql":
+        import pymysql
+
+        other = pymysql.connect(**MYSQL, database=SCHEMA, autocommit=True)
+        session = other.thread_id()
+        run = lambda: other.cursor().execute(untagged)  # noqa: E731
+        def stop() -> None:
+            with backend.admin.cursor() as cur:
+                cur.execute(f"KILL QUERY {int(session)}")
+        def visible() -> bool:
+            with backend.admin.cursor() as cur:
+                cur.execute("SELECT count(*) FROM information_schema.processlist WHERE id = %s AND info IS NOT NULL", [session])
+                return cur.fetchone()[0] == 1
+    else:
+        import psycopg
+
+        other = psycopg.connect(PG_DSN, autocommit=True)
+        session = other.info.backend_pid
+        run = lambda: other.execute(untagged)  # noqa: E731
+        admin = psycopg.connect(PG_DSN, autocommit=True)
+        def stop() -> None:
+            admin.execute("SELECT pg_cancel_backend(%s)", [session])
+            admin.close()
+        def visible() -> bool:
+            return admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s AND state = 'active'",
+                                 [session]).fetchone()[0] == 1
+
+    def quietly() -> None:
+        try:
+            run()
+        except Exception:  # noqa: BLE001 - cancelled on purpose
+            pass
+
+    thread = threading.Thread(target=quietly, daemon=True)
+    thread.start()
+    for _ in range(200):  # until the server lists it (a bounded wait, not a timed assertion)
+        if visible():
+            break
+        time.sleep(0.05)
+    else:
+        stop()
+        pytest.fail("the other client's query never showed up on the server")
+    return thread, other, session, stop
+
+
+@pytest.mark.parametrize("backend", ["postgres", "mysql"], indirect=True)  # the engines that count sessions
+def test_the_timeout_check_counts_only_its_own_query(backend: Backend) -> None:
+    """Another client running the same slow query on the shared server must not make the check fail."""
+    thread, other, _, stop = _start_other_client(backend)
+    try:
+        with pytest.raises(QueryTimeout):
+            backend.executor.execute(backend.slow_sql, timeout_s=SLOW_TIMEOUT_S)
+        assert stopped_on_the_server(backend)
+    finally:
+        stop()
+        thread.join(30)
+        other.close()
 
 
 @pytest.mark.parametrize(
