@@ -202,3 +202,32 @@ def test_mysql_sessions_drop_sql_modes_that_move_string_ends(my: Backend, monkey
         assert "STRICT_TRANS_TABLES" in mode and "NO_BACKSLASH_ESCAPES" not in mode and "ANSI_QUOTES" not in mode
     finally:
         executor.close()
+
+
+def test_snowflake_second_lock_is_the_configured_role() -> None:
+    """Snowflake has no read-only session: every session the executor opens must run as the configured
+    (SELECT-only) role, with the statement timeout and query tag set on the session itself."""
+    pytest.importorskip("snowflake.connector")
+    from smq_db.executors.snowflake import SnowflakeExecutor
+
+    opened: list[dict] = []
+
+    class Session:
+        def cursor(self):  # the query itself is not the point here
+            raise AssertionError("not used")
+
+        def close(self) -> None:
+            pass
+
+    def connect(**kwargs: object) -> Session:
+        opened.append(kwargs)
+        return Session()
+
+    executor = SnowflakeExecutor({"account": "acme", "user": "svc", "password": "p", "role": "SMQ_READER",
+                                  "warehouse": "WH", "session_parameters": {"QUERY_TAG": "bi"}}, pool_size=2, connect=connect)
+    pool = executor._pool  # the sessions every query borrows
+    pool.release(pool.acquire())
+    executor.close()
+    assert opened and all(kw["role"] == "SMQ_READER" for kw in opened)
+    assert opened[0]["session_parameters"]["STATEMENT_TIMEOUT_IN_SECONDS"] > 0
+    assert opened[0]["session_parameters"]["QUERY_TAG"] == "bi"  # the layer's own session parameters win
