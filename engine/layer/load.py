@@ -29,6 +29,7 @@ from .yamlpos import YMap, YSeq, where
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access")
 MODEL_KEYS = (
     "name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics", "default_time_dimension", "entities",
+    "primary_entity",
 )
 JOIN_KEYS = ("from", "to", "key", "relationship", "type", "on", "preferred", "description")
 
@@ -181,6 +182,7 @@ class _Reader(ElementReader):
             location=where(file, node, "name", field="name"),
             default_time_dimension=default_time,
             entities=entities,
+            primary_entity=self.text(node, "primary_entity", file, "model") or None,
         )
         return model, metrics
 

@@ -161,6 +161,7 @@ class Model:
     location: Location
     default_time_dimension: str | None = None  # the dimension its measures are placed on for metric_time
     entities: Mapping[str, Entity] = field(default_factory=dict)
+    primary_entity: str | None = None  # MetricFlow's name for one row, without a key column (naming only)
 
     def element(self, name: str) -> Dimension | Measure | None:
         return self.dimensions.get(name) or self.measures.get(name)
@@ -172,7 +173,7 @@ class Model:
 
     def owns(self, entity: str) -> bool:
         found = self.entities.get(entity)
-        return found is not None and found.owner
+        return (found is not None and found.owner) or entity == self.primary_entity
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,12 +107,20 @@ class Planner:
         for f in filters:
             for ref in f.dimension_refs():
                 try:
-                    path = self.graph.walk_through(model, list(ref.keys), ref.text, ref.model) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                    path = self.path(model, ref)
                 except QueryError:
                     return False  # reported, with its field, when the group's paths are resolved
                 if any(step.fans_out or step.edge.type != "left" for step in path):
                     return False
         return True
+
+    def path(self, model: str, ref: DimRef) -> Path:
+        """The join path from a measure's model to a dimension: as bound, as named by edge keys, or the shortest."""
+        if ref.route is not None:
+            return ref.route
+        if ref.keys:
+            return self.graph.walk_through(model, list(ref.keys), ref.text, ref.model)
+        return self.graph.resolve(model, ref.model, ref.text)
 
     def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = ()) -> exp.Expression:
         if isinstance(ref, MeasureRef):
@@ -214,7 +222,7 @@ class Planner:
             if ident in paths:
                 continue
             try:
-                path = self.graph.walk_through(model, list(ref.keys), ref.text, ref.model) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                path = self.path(model, ref)
             except QueryError as err:
                 measure_note = f" (the model of {origin})" if aggs else ""
                 raise QueryError(f"{err.message}; it is needed from {model}{measure_note}", code=err.code,

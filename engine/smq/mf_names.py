@@ -76,8 +76,8 @@ class MFNames:
         self.hidden = hidden
         self.entities: dict[str, list[str]] = {}  # entity -> models declaring it (owners first)
         for model in layer.models.values():
-            for entity in model.entities.values():
-                self.entities.setdefault(entity.name, []).append(model.name)
+            for name in (*model.entities, *([model.primary_entity] if model.primary_entity not in (None, *model.entities) else [])):
+                self.entities.setdefault(name, []).append(model.name)
         for name, models in self.entities.items():
             models.sort(key=lambda m: not layer.models[m].owns(name))
         self._entity_dims: dict[tuple[str, str], Dimension] = {}
@@ -89,7 +89,8 @@ class MFNames:
         if self._pool is None:
             pool = [TIME_AXIS, *(f"{TIME_AXIS}__{g}" for g in GRAINS)]
             for entity, models in self.entities.items():
-                pool.append(entity)
+                if any(entity in self.layer.models[m].entities for m in models):
+                    pool.append(entity)
                 for m in models:
                     if self.layer.models[m].owns(entity):
                         pool += [f"{entity}__{d.name}" for d in self.layer.models[m].dimensions.values() if d.qualified_name not in self.hidden]
@@ -99,12 +100,14 @@ class MFNames:
     def mf_name(self, dimension: Dimension) -> str | None:
         """The name a MetricFlow user writes for a dimension: through its model's primary (else unique) entity."""
         model = self.layer.models[dimension.model]
-        owned = sorted((e for e in model.entities.values() if e.owner), key=lambda e: e.type != "primary")
+        owned = [e.name for e in sorted((e for e in model.entities.values() if e.owner), key=lambda e: e.type != "primary")]
+        if model.primary_entity:
+            owned.insert(0, model.primary_entity)
         if not owned:
             return None
-        if dimension.name == owned[0].name:
+        if dimension.name == owned[0] or dimension.name in model.entities:
             return dimension.name
-        return f"{owned[0].name}__{dimension.name}"
+        return f"{owned[0]}__{dimension.name}"
 
     def element_dim(self, model: str, name: str) -> Dimension | None:
         """A dimension of a model, or its entity's key as a dimension (`listing`: the listing key)."""
@@ -147,7 +150,9 @@ class MFNames:
             if not owners:
                 raise self.unknown(text, field)
             dim = self.element_dim(owners[0], element)
-        assert dim is not None
+        if dim is None:
+            raise self.unknown(text, field, f"'{text}': entity '{element}' names rows of {self.entities[element][0]} "
+                                            "but has no key column (a primary_entity); group by one of its dimensions")
         if grain or part:
             if not dim.is_time:
                 raise QueryError(f"'{text}': {'grain' if grain else 'date part'} '{grain or part}' needs a date or timestamp dimension, "
@@ -165,7 +170,7 @@ class MFNames:
 
         assert ref.entity_path is not None
         element = ref.dimension.name
-        current, keys = start, []
+        current, keys = start, []  # the steps walked
         path = ref.entity_path
         if not path:  # a bare entity: local where the model declares it, else one join to an owner
             if element in self.layer.models[start].entities:
@@ -177,7 +182,7 @@ class MFNames:
                 continue
             options = [s for s in graph.steps_from(current)
                        if self.layer.models[s.target].owns(entity) and (s.key == entity or entity in self.layer.models[current].entities)
-                       and (not last or self.element_dim(s.target, element) is not None)]
+                       and (self.element_dim(s.target, element) is not None if last else path[i + 1] in self.layer.models[s.target].entities)]
             if not options:
                 raise QueryError(f"'{ref.text}': no join from {current} through entity '{entity}' reaches a model with '{element}'"
                                  f" (needed from {start})", code="unreachable_model", location=Location(field=field))
@@ -187,8 +192,8 @@ class MFNames:
                                  f"use a native name ({', '.join(f'{t}__{element}' for t in targets)})",
                                  code="ambiguous_path", location=Location(field=field),
                                  suggestions=[f"{t}__{element}" for t in targets])
-            keys.append(options[0].key)
+            keys.append(options[0])
             current = options[0].target
         dim = self.element_dim(current, element)
         assert dim is not None
-        return DimRef(ref.text, dim, tuple(keys), ref.grain, date_part=ref.date_part)
+        return DimRef(ref.text, dim, tuple(s.key for s in keys), ref.grain, date_part=ref.date_part, route=tuple(keys))

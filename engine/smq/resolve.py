@@ -23,6 +23,7 @@ class DimRef:
     axis: bool = False  # `metric_time`: bound to each measure's own time dimension by the planner
     date_part: str | None = None  # year, quarter, month, day, dow, doy (`__extract_year`)
     entity_path: tuple[str, ...] | None = None  # a MetricFlow name: its entities, bound per measure's model
+    route: tuple | None = None  # a bound MetricFlow name: the join path (layer.joins.Path) it was walked along
 
     @property
     def model(self) -> str:
