@@ -57,6 +57,9 @@ class Planner:
                     f"'{ref.text}': measure {measure.qualified_name} has no time dimension for metric_time; declare "
                     f"default_time_dimension on model {measure.model} (or time_dimension on the measure), or group by a "
                     f"dimension of {measure.model} instead", code="missing_time_dimension", location=Location(field=field))
+            if dim.qualified_name in (resolver or self.resolver).hidden:  # hidden from this role: as if it had none
+                raise QueryError(f"'{ref.text}': measure {measure.qualified_name} has no visible time dimension for metric_time",
+                                 code="missing_time_dimension", location=Location(field=field))
             return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part)
         return (resolver or self.resolver).mf.bind(ref, model, self.graph, field)
 

@@ -161,3 +161,19 @@ def test_entities_are_validated(tmp_path: Path) -> None:
     text = "\n".join(errs)
     assert "unknown entity type 'primry'" in text and "did you mean 'primary'" in text
     assert "'metric_time' is reserved" in text
+
+
+def test_a_hidden_time_dimension_is_not_exposed_through_metric_time(tmp_path: Path) -> None:
+    database = """
+        name: mini
+        dialect: duckdb
+        access:
+          roles:
+            clerk: {hidden: [OrderModel__orderDate]}
+    """
+    layer = layer_with(tmp_path, database=database)
+    smq = {"metrics": ["OrderModel__orderCount"], "group_by": ["metric_time__month"]}
+    assert "odate" in layer.compile(smq)
+    with pytest.raises(QueryError) as info:
+        layer.compile(smq, role="clerk")
+    assert info.value.code == "missing_time_dimension"

@@ -43,13 +43,16 @@ CASES = [
     # the listings model's own entity: local, by the year of its default time dimension (created_at)
     ({"metrics": ["listings"], "group_by": ["listing__country_latest", "metric_time__year"]},
      "SELECT country, DATE_TRUNC('year', created_at)::DATE, COUNT(*) FROM dim_listings_latest GROUP BY 1, 2"),
+    # dimensions only: the distinct combinations, across models through the entities' joins
+    ({"group_by": ["listing__country_latest", "listing__user__home_state_latest"]},
+     "SELECT DISTINCT l.country, u.home_state_latest FROM dim_listings_latest l LEFT JOIN dim_users_latest u ON l.user_id = u.user_id"),
     # an Entity template
     ({"metrics": ["bookings"], "filters": ["{{ Entity('listing') }} IS NULL"]},
      "SELECT SUM(1) FROM fct_bookings WHERE listing_id IS NULL"),
 ]
 
 
-@pytest.mark.parametrize("smq,sql", CASES, ids=[", ".join(c[0].get("group_by", c[0].get("filters", []))) for c in CASES])
+@pytest.mark.parametrize("smq,sql", CASES, ids=[", ".join(c[0].get("metrics", []) + c[0].get("group_by", c[0].get("filters", []))) for c in CASES])
 def test_metricflow_names_answer_like_hand_written_sql(imported: Path, mf_db: Path, smq: dict, sql: str) -> None:  # noqa: F811
     got, want = answer(imported, mf_db, smq), truth(mf_db, sql)
     assert close(got, want), (got, want)
