@@ -76,7 +76,10 @@ class MFNames:
         self.hidden = hidden
         self.entities: dict[str, list[str]] = {}  # entity -> models declaring it (owners first)
         for model in layer.models.values():
-            for name in (*model.entities, *([model.primary_entity] if model.primary_entity not in (None, *model.entities) else [])):
+            names = list(model.entities)
+            if model.primary_entity and model.primary_entity not in model.entities:
+                names.append(model.primary_entity)
+            for name in names:
                 self.entities.setdefault(name, []).append(model.name)
         for name, models in self.entities.items():
             models.sort(key=lambda m: not layer.models[m].owns(name))

@@ -68,10 +68,15 @@ def parse_reference(text: str) -> Reference:
             descending = bool(values[0]) if values else True
         else:
             raise TemplateError(f"'{text}': unknown modifier .{name}() (MetricFlow has .grain(), .date_part(), .descending())")
-    if isinstance(group_by, str):
-        group_by = (group_by,)
     return Reference(kind, args[0], str(grain).lower() if grain else None, str(date_part).lower() if date_part else None,
-                     tuple(str(g) for g in group_by), descending, tuple(str(e) for e in entity_path))
+                     _strings(group_by), descending, _strings(entity_path))
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    """A string or a list of them (group_by=, entity_path=) as a tuple of strings."""
+    if isinstance(value, str):
+        return (value,)
+    return tuple(str(v) for v in value) if isinstance(value, (list, tuple)) else ()
 
 
 def _literal(node: ast.expr, text: str) -> object:
