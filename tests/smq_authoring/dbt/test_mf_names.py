@@ -4,13 +4,16 @@ templates), each compared with SQL written by hand over the same DuckDB tables."
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
+import duckdb
 import pytest
+import yaml
 
 from engine import QueryError, load_layers
 
-from .test_import import answer, close, imported, mf_db, truth  # noqa: F401 - fixtures
+from .test_import import answer, close, imported, mf_db, shop_db, truth  # noqa: F401 - fixtures
 
 CASES = [
     # two fact models on one time axis (each on its own ds), grouped through the listing entity's join
@@ -90,3 +93,33 @@ def test_elements_show_the_metricflow_name(imported: Path) -> None:  # noqa: F81
     # and every MetricFlow name shown compiles
     for d in dims.values():
         layer.compile({"metrics": ["bookings"] if d["name"].startswith("bookings") else ["listings"], "group_by": [d["mf_name"]]})
+
+
+def test_metric_time_in_a_metric_filter_and_a_default_grain_are_imported(tmp_path: Path, shop_db: Path) -> None:  # noqa: F811
+    from smq_authoring.dbt import import_dbt
+
+    from .test_import import DBT_SCHEMA
+
+    folder = tmp_path / "yaml"
+    folder.mkdir()
+    (folder / "schema.yml").write_text(DBT_SCHEMA.replace("metrics:\n", """metrics:
+  - name: early_revenue
+    type: simple
+    type_params: {measure: order_total}
+    filter: "{{ TimeDimension('metric_time', 'day') }} <= '2024-01-02'"
+    time_granularity: month
+""", 1), encoding="utf-8")
+    result = import_dbt(folder, "shop_mf", tmp_path / "models" / "shop_mf", partial=True)
+    orders = yaml.safe_load((tmp_path / "models" / "shop_mf" / "models" / "orders.yml").read_text(encoding="utf-8"))
+    early = next(m for m in orders["metrics"] if m["name"] == "early_revenue")
+    assert early["filters"] == ["metric_time__day <= '2024-01-02'"] and early["time_grain"] == "month"
+    assert result.layer is not None
+    config_path = tmp_path / "models" / "shop_mf" / "database.yml"
+    config = yaml.safe_load(config_path.read_text(encoding="utf-8"))
+    config["connection"] = {"backend": "duckdb", "path": str(shop_db)}
+    config_path.write_text(yaml.safe_dump(config), encoding="utf-8")
+    layer = load_layers(tmp_path / "models")["shop_mf"]
+    with duckdb.connect(str(shop_db), read_only=True) as conn:
+        rows = conn.execute(layer.compile({"metrics": ["early_revenue"], "group_by": ["metric_time", "customer__country"],
+                                           "order_by": ["customer__country"]})).fetchall()
+    assert rows == [(dt.date(2024, 1, 1), "DE", 12.0), (dt.date(2024, 1, 1), "FR", 11.0)]
