@@ -18,6 +18,7 @@ from .layer.load import build_layer, display_path
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
 from .plan.planner import Planner
+from .smq.mf_names import MFNames
 from .smq.query import SMQ, parse_smq
 from .smq.resolve import Resolver
 from .sql.compose import compose
@@ -131,6 +132,7 @@ class Layer:
         role_obj = self.role(role)
         hidden = set(role_obj.hidden) if role_obj else set()
         names = list(models or self.models)
+        mf = MFNames(self.semantic, frozenset(hidden)) if any(m.entities or m.primary_entity for m in self.models.values()) else None
         out = []
         for i, name in enumerate(names):
             model = self.models.get(name)
@@ -142,7 +144,8 @@ class Layer:
                 "description": model.description,
                 "dimensions": [
                     {"name": d.qualified_name, "type": d.type, "description": d.description,
-                     **({"grains": ["day", "week", "month", "quarter", "year"]} if d.is_time else {})}
+                     **({"grains": ["day", "week", "month", "quarter", "year"]} if d.is_time else {}),
+                     **({"mf_name": mf_name} if mf is not None and (mf_name := mf.mf_name(d)) else {})}
                     for d in model.dimensions.values() if d.qualified_name not in hidden
                 ],
                 "measures": [

@@ -22,9 +22,11 @@ from engine.layer.yamlpos import YMap, YSeq, load_yaml
 
 SNAPSHOT = Path(".smq") / "scaffold.json"  # the last generated layer, for three-way merges
 TESTS_FILE = Path("tests") / "generated.yml"
-MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics")
+MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "default_time_dimension", "primary_entity", "entities",
+              "dimensions", "measures",
+              "metrics")
 ELEMENT_KEYS = ("name", "type", "agg", "description", "expr", "measure", "filters", "numerator", "denominator",
-                "time_dimension", "window", "grain_to_date")
+                "time_dimension", "window", "grain_to_date", "time_grain")
 JOIN_KEYS = ("from", "to", "key", "relationship", "type", "preferred", "description", "on")
 
 

@@ -8,28 +8,38 @@ file:line:col into the reader's error collector.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any, Callable
 
 from sqlglot import exp
 
 from ..errors import nearest
 from .exprs import ExprError, parse_expression
-from .model import AGGREGATIONS, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, Dimension, Measure, Metric, Window
+from ..errors import Location
+from .model import (
+    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, Window,
+)
 from .reader import BaseReader
 from .yamlpos import YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 DIMENSION_KEYS = ("name", "type", "description", "expr")
-MEASURE_KEYS = ("name", "agg", "expr", "description")
+MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension")
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date",
+    "time_dimension", "window", "grain_to_date", "time_grain",
 )
+ENTITY_KEYS = ("name", "type", "expr", "description")
 
 
 class ElementReader(BaseReader):
     """The per-element readers of a model file (used by load._Reader.model)."""
+
+    def __init__(self, directory: Path) -> None:
+        super().__init__(directory)
+        # (model, measure, its time_dimension, where it is written): checked once the model's dimensions are read
+        self.time_dimension_refs: list[tuple[str, str, str, Location]] = []
 
     def _dimension(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Dimension | None:
         field = f"dimensions[{i}]"
@@ -90,7 +100,49 @@ class ElementReader(BaseReader):
             return None
         if name is None:
             return None
-        return Measure(model, name, agg, self.text(node, "description", file, field), expr_text or None, parsed, where(file, node, "name", field=field))
+        time_dimension = self.text(node, "time_dimension", file, field) or None
+        if time_dimension:  # checked against the model's dimensions once they are all read
+            self.time_dimension_refs.append((model, name, time_dimension, where(file, node, "time_dimension", field=f"{field}.time_dimension")))
+        return Measure(model, name, agg, self.text(node, "description", file, field), expr_text or None, parsed,
+                       where(file, node, "name", field=field), time_dimension)
+
+    def _entity(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Entity | None:
+        field = f"entities[{i}]"
+        node = self.mapping(item, file, field, seq, i)
+        if node is None:
+            return None
+        self.known_keys(node, ENTITY_KEYS, file, field)
+        name = self.name(node, file, field, "entity")
+        kind = self.text(node, "type", file, field, required=True, default="foreign").lower()
+        if kind not in ENTITY_TYPES:
+            self.errors.add(f"{field}.type: unknown entity type '{kind}' (use {', '.join(ENTITY_TYPES)})",
+                            where(file, node, "type", field=f"{field}.type"), code="invalid_model",
+                            suggestions=nearest(kind, ENTITY_TYPES, 1))
+            return None
+        if name == TIME_AXIS:
+            self.errors.add(f"{field}.name: '{TIME_AXIS}' is reserved for the common time axis; name the entity otherwise",
+                            where(file, node, "name", field=f"{field}.name"), code="invalid_name")
+            return None
+        expr_text = self.text(node, "expr", file, field) or (name or "")
+        if expr_text and self.expression(expr_text, file, node, "expr" if "expr" in node else "name", f"{field}.expr") is None:
+            return None
+        if name is None:
+            return None
+        return Entity(name, kind, expr_text, where(file, node, "name", field=field))
+
+    def check_time_dimension(self, model: str, dimensions: dict[str, Dimension], name: str, loc: Location, what: str) -> bool:
+        """A `default_time_dimension` / measure `time_dimension`: a date or timestamp dimension of the same model."""
+        dim = dimensions.get(name)
+        if dim is None:
+            self.errors.add(f"{loc.field}: {what} '{name}' is not a dimension of {model}", loc, code="unknown_element",
+                            suggestions=nearest(name, [d.name for d in dimensions.values() if d.is_time] or list(dimensions)))
+            return False
+        if not dim.is_time:
+            self.errors.add(f"{loc.field}: {what} '{name}' has type {dim.type}; it must be a date or timestamp dimension of {model}",
+                            loc, code="invalid_time_dimension",
+                            suggestions=nearest(name, [d.name for d in dimensions.values() if d.is_time]))
+            return False
+        return True
 
     def _metric(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Metric | None:
         field = f"metrics[{i}]"
@@ -154,6 +206,14 @@ class ElementReader(BaseReader):
                                     suggestions=nearest(grain, GRAINS, 1))
                 else:
                     fields["grain_to_date"] = grain
+        grain_text = self.text(node, "time_grain", file, field).lower()
+        if grain_text:
+            if grain_text not in GRAINS:
+                self.errors.add(f"{field}.time_grain: unknown grain '{grain_text}' (use {', '.join(GRAINS)})",
+                                where(file, node, "time_grain", field=f"{field}.time_grain"), code="invalid_metric",
+                                suggestions=nearest(grain_text, GRAINS, 1))
+            else:
+                fields["time_grain"] = grain_text
         if name is None:
             return None
         return Metric(name=name, type=kind, description=self.text(node, "description", file, field), model=model, location=loc, **fields)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from ..sql.dialects import SUPPORTED_DIALECTS
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
 from .model import (
-    JOIN_TYPES, RELATIONSHIPS, Dimension, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
+    JOIN_TYPES, RELATIONSHIPS, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
     TimeSpine,
 )
 from .reader import NAME_RULE, _kind, display_path
@@ -29,7 +30,10 @@ from .yamlpos import YMap, YSeq, where
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql")
 RAW_SQL_KEYS = ("functions", "table_functions")
 FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics")
+MODEL_KEYS = (
+    "name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics", "default_time_dimension", "entities",
+    "primary_entity",
+)
 JOIN_KEYS = ("from", "to", "key", "relationship", "type", "on", "preferred", "description")
 
 
@@ -173,6 +177,21 @@ class _Reader(ElementReader):
             if measure and self._unique(measure.name, measure.location, seen, "element", model_name):
                 measures[measure.name] = measure
         metrics = [m for i, item, seq in self.items(node, "metrics", file, "model") if (m := self._metric(model_name, item, file, seq, i))]
+        default_time = self.text(node, "default_time_dimension", file, "model") or None
+        if default_time and not self.check_time_dimension(
+                model_name, dimensions, default_time, where(file, node, "default_time_dimension", field="default_time_dimension"),
+                "default_time_dimension"):
+            default_time = None
+        for owner, measure_name, td, loc in self.time_dimension_refs:
+            if owner == model_name and measure_name in measures and not self.check_time_dimension(
+                    model_name, dimensions, td, loc, f"measure {measure_name}: time_dimension"):
+                measures[measure_name] = replace(measures[measure_name], time_dimension=None)
+        self.time_dimension_refs = [r for r in self.time_dimension_refs if r[0] != model_name]
+        entities: dict[str, Entity] = {}
+        for i, item, seq in self.items(node, "entities", file, "model"):
+            entity = self._entity(model_name, item, file, seq, i)
+            if entity and self._unique(entity.name, entity.location, {e: x.location for e, x in entities.items()}, "entity", model_name):
+                entities[entity.name] = entity
         if name is None or source is None:
             self.broken.add(name or path.stem)
             return None, metrics
@@ -189,6 +208,9 @@ class _Reader(ElementReader):
             metric_names=tuple(m.name for m in metrics),
             file=file,
             location=where(file, node, "name", field="name"),
+            default_time_dimension=default_time,
+            entities=entities,
+            primary_entity=self.text(node, "primary_entity", file, "model") or None,
         )
         return model, metrics
 

@@ -21,6 +21,9 @@ METRIC_TYPES = ("simple", "ratio", "derived", "cumulative")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
 GRAINS = ("day", "week", "month", "quarter", "year")
+DATE_PARTS = ("year", "quarter", "month", "day", "dow", "doy")
+ENTITY_TYPES = ("primary", "unique", "foreign")
+TIME_AXIS = "metric_time"  # the common time axis: each measure on its own time dimension
 
 # SQL type names users may write for a dimension's `type`, mapped to the five kinds
 SQL_TYPE_ALIASES: dict[str, str] = {
@@ -72,10 +75,25 @@ class Measure:
     expr: str | None  # None: COUNT(*)
     node: exp.Expression | None
     location: Location
+    time_dimension: str | None = None  # a dimension of its model: its place on metric_time (else the model's default)
 
     @property
     def qualified_name(self) -> str:
         return qualified(self.model, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A MetricFlow entity of a model: a join key with a name (`listing`), used by MetricFlow's names."""
+
+    name: str
+    type: str  # one of ENTITY_TYPES
+    expr: str
+    location: Location
+
+    @property
+    def owner(self) -> bool:
+        return self.type in ("primary", "unique")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +122,7 @@ class Metric:
     time_dimension: str | None = None  # cumulative
     window: Window | None = None
     grain_to_date: str | None = None
+    time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""
@@ -140,9 +159,21 @@ class Model:
     metric_names: tuple[str, ...]
     file: str
     location: Location
+    default_time_dimension: str | None = None  # the dimension its measures are placed on for metric_time
+    entities: Mapping[str, Entity] = field(default_factory=dict)
+    primary_entity: str | None = None  # MetricFlow's name for one row, without a key column (naming only)
 
     def element(self, name: str) -> Dimension | Measure | None:
         return self.dimensions.get(name) or self.measures.get(name)
+
+    def time_dimension_of(self, measure: Measure) -> Dimension | None:
+        """The measure's place on the common time axis: its own time_dimension, else the model's default."""
+        name = measure.time_dimension or self.default_time_dimension
+        return self.dimensions.get(name) if name else None
+
+    def owns(self, entity: str) -> bool:
+        found = self.entities.get(entity)
+        return (found is not None and found.owner) or entity == self.primary_entity
 
 
 @dataclass(frozen=True, slots=True)

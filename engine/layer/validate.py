@@ -95,7 +95,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 if isinstance(col.parent, exp.Dot):
                     continue
                 ref = _strip_grain(column_name(col).split(".")[-1])
-                if elements.get(ref) != "dimension":
+                if elements.get(ref) != "dimension" and not _time_axis_or_mf_name(layer, column_name(col)):
                     errors.add(f"{field}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
                                loc, code="invalid_filter", suggestions=nearest(ref, dimensions))
         if metric.type == "cumulative":
@@ -114,6 +114,17 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         first = layer.metrics[sorted(cycle)[0]]
         chain = " -> ".join(cycle + [cycle[0]])
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
+
+
+def _time_axis_or_mf_name(layer: SemanticLayer, name: str) -> bool:
+    """metric_time, a date part, or a MetricFlow name (on a layer with entities): a dimension too."""
+    from ..errors import QueryError
+    from ..smq.resolve import DimRef, Resolver
+
+    try:
+        return isinstance(Resolver(layer).resolve(name, "filters"), DimRef)
+    except QueryError:
+        return False
 
 
 def _allowed(node: exp.Expression, text: str, field: str, what: str, loc: Location, errors: ErrorCollector) -> None:

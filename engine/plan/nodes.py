@@ -36,6 +36,11 @@ class FactGroup:
     dedupe: bool  # a path fans out: aggregate over DISTINCT primary-key rows
     fan_out_path: str | None  # the first fanning path, for messages
     cumulative: Metric | None = None
+    # the query's group keys and row filters as this aggregation reads them: metric_time and MetricFlow's
+    # names bound to its model (the same objects as the plan's when the query uses neither)
+    keys: tuple[DimRef, ...] = ()
+    where: tuple[Filter, ...] = ()
+    time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,18 +7,20 @@ aggregation, so each metric equals what it would be if queried alone.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import Metric, SemanticLayer
+from ..layer.model import GRAINS, Dimension, Measure, Metric, SemanticLayer
 from ..smq.filters import Filter, parse_filter, substitute, wrap
 from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
 
-GroupKey = tuple[str, tuple[str, ...], str]  # (model, metric filter texts, cumulative metric name)
+GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
 
 
 class Planner:
@@ -32,6 +34,42 @@ class Planner:
         self.group_filters: dict[GroupKey, tuple[Filter, ...]] = {}
         self.group_metric: dict[GroupKey, Metric | None] = {}
         self.first_use: dict[GroupKey, str] = {}
+        self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
+
+    # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
+    def time_dimension(self, measure: Measure, cumulative: Metric | None) -> Dimension | None:
+        """Where a measure sits on metric_time: a cumulative metric's time dimension, else the measure's own."""
+        if cumulative is not None and cumulative.time_dimension:
+            return self.layer_resolver.dimension(cumulative.time_dimension, f"metric {cumulative.name}.time_dimension").dimension
+        return self.layer.models[measure.model].time_dimension_of(measure)
+
+    def bind(self, ref: DimRef, model: str, measure: Measure | None, cumulative: Metric | None, field: str,
+             resolver: Resolver | None = None) -> DimRef:
+        if not ref.unbound:
+            return ref
+        if ref.axis:
+            if measure is None:
+                raise QueryError(f"'{ref.text}' needs a metric: metric_time is each metric's own time dimension",
+                                 code="missing_time_dimension", location=Location(field=field))
+            dim = self.time_dimension(measure, cumulative)
+            if dim is None:
+                raise QueryError(
+                    f"'{ref.text}': measure {measure.qualified_name} has no time dimension for metric_time; declare "
+                    f"default_time_dimension on model {measure.model} (or time_dimension on the measure), or group by a "
+                    f"dimension of {measure.model} instead", code="missing_time_dimension", location=Location(field=field))
+            if dim.qualified_name in (resolver or self.resolver).hidden:  # hidden from this role: as if it had none
+                raise QueryError(f"'{ref.text}': measure {measure.qualified_name} has no visible time dimension for metric_time",
+                                 code="missing_time_dimension", location=Location(field=field))
+            return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part)
+        return (resolver or self.resolver).mf.bind(ref, model, self.graph, field)
+
+    def bind_filter(self, f: Filter, model: str, measure: Measure | None, cumulative: Metric | None,
+                    resolver: Resolver | None = None) -> Filter:
+        if not any(isinstance(e, DimRef) and e.unbound for _, e in f.refs):
+            return f
+        refs = tuple((name, self.bind(e, model, measure, cumulative, f.field, resolver) if isinstance(e, DimRef) else e)
+                     for name, e in f.refs)
+        return replace(f, refs=refs)
 
     # -- metrics -> templates over aggregate columns ---------------------------------------
     def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str) -> exp.Expression:
@@ -50,6 +88,7 @@ class Planner:
                 for i, text in enumerate(metric.filters)
             ) if metric.type == "simple" else ()
             cumulative = metric if metric.type == "cumulative" else None
+            filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
         texts = tuple(f.text for f in filters)
         key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
         agg = self.aggregates.get(key)
@@ -58,7 +97,8 @@ class Planner:
             agg = Aggregate(f"a{len(self.aggregates)}", measure, filters if inline else ())
             self.aggregates[key] = agg
             # filters that need their own rows (across a fan-out or an inner join) get their own aggregation
-            group_key: GroupKey = (measure.model, () if inline else texts, key[2])
+            axis = self.time_dimension(measure, cumulative) if self.axis_used else None
+            group_key: GroupKey = (measure.model, () if inline else texts, key[2], axis.qualified_name if axis else "")
             self.groups.setdefault(group_key, []).append(agg)
             self.group_filters[group_key] = () if inline else filters
             self.group_metric[group_key] = cumulative
@@ -70,12 +110,20 @@ class Planner:
         for f in filters:
             for ref in f.dimension_refs():
                 try:
-                    path = self.graph.walk_through(model, list(ref.keys), ref.text, ref.model) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                    path = self.path(model, ref)
                 except QueryError:
                     return False  # reported, with its field, when the group's paths are resolved
                 if any(step.fans_out or step.edge.type != "left" for step in path):
                     return False
         return True
+
+    def path(self, model: str, ref: DimRef) -> Path:
+        """The join path from a measure's model to a dimension: as bound, as named by edge keys, or the shortest."""
+        if ref.route is not None:
+            return ref.route
+        if ref.keys:
+            return self.graph.walk_through(model, list(ref.keys), ref.text, ref.model)
+        return self.graph.resolve(model, ref.model, ref.text)
 
     def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = ()) -> exp.Expression:
         if isinstance(ref, MeasureRef):
@@ -105,6 +153,9 @@ class Planner:
         group_keys = tuple(self.resolver.dimension(t, f"group_by[{i}]") for i, t in enumerate(smq.group_by))
         filters = [parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect) for i, t in enumerate(smq.filters)]
         where = tuple(f for f in filters if f.kind == "where")
+        self.axis_used = any(r.axis for r in group_keys) or any(r.axis for f in where for r in f.dimension_refs())
+        if any(r.axis and r.grain is None and r.date_part is None for r in group_keys):
+            group_keys = self.default_grain(group_keys, smq)
         outputs = [OutputColumn(ref.text, exp.column(f"g{i}")) for i, ref in enumerate(group_keys)]
         for i, text in enumerate(smq.metrics):
             field = f"metrics[{i}]"
@@ -124,19 +175,24 @@ class Planner:
         if not order:
             order = [(ref.text, False) for ref in group_keys]
         groups = self._groups(group_keys, where)
-        time_filters = tuple(f for f in where if self._is_time_filter(f, groups))
+        time_filters = tuple(dict.fromkeys(f for g in groups for f in g.time_filters))
         return QueryPlan(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit, time_filters)
 
-    def _is_time_filter(self, f: Filter, groups: tuple[FactGroup, ...]) -> bool:
-        dims = f.dimension_refs()
-        for g in groups:
-            if g.cumulative is not None and dims and all(d.dimension.qualified_name == g.cumulative.time_dimension for d in dims):
-                return True
-        return False
+    def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
+        """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
+        grains = []
+        for text in smq.metrics:
+            metric = self.layer.metrics.get(text)
+            grains.append(metric.time_grain if metric is not None and metric.time_grain else "day")
+        grain = min(grains or ["day"], key=GRAINS.index)
+        return tuple(replace(r, grain=grain) if r.axis and r.grain is None and r.date_part is None else r for r in group_keys)
 
     def _groups(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> tuple[FactGroup, ...]:
         if not self.groups:  # dimensions only: the first group-by dimension's model is the root
             root = group_keys[0].model
+            if group_keys[0].axis:
+                raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension",
+                                 code="missing_time_dimension", location=Location(field="group_by[0]"))
             return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
         out = []
         for i, (key, aggs) in enumerate(self.groups.items()):
@@ -146,6 +202,9 @@ class Planner:
 
     def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],
                cumulative: Metric | None, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], origin: str) -> FactGroup:
+        measure = aggs[0].measure if aggs else None
+        group_keys = tuple(self.bind(ref, model, measure, cumulative, f"group_by[{i}]") for i, ref in enumerate(group_keys))
+        where = tuple(self.bind_filter(f, model, measure, cumulative) for f in where)
         needed: list[tuple[DimRef, str]] = [(ref, f"group_by[{i}]") for i, ref in enumerate(group_keys)]
         conditions = [c for a in aggs for c in a.conditions]
         for f in (*where, *metric_filters, *conditions):
@@ -166,7 +225,7 @@ class Planner:
             if ident in paths:
                 continue
             try:
-                path = self.graph.walk_through(model, list(ref.keys), ref.text, ref.model) if ref.keys else self.graph.resolve(model, ref.model, ref.text)
+                path = self.path(model, ref)
             except QueryError as err:
                 measure_note = f" (the model of {origin})" if aggs else ""
                 raise QueryError(f"{err.message}; it is needed from {model}{measure_note}", code=err.code,
@@ -184,4 +243,9 @@ class Planner:
                 f"its measures would be counted more than once. Declare primary_key on {model}",
                 code="fan_out_without_primary_key", location=Location(field=origin),
             )
-        return FactGroup(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, cumulative)
+        time_filters: tuple[Filter, ...] = ()
+        if cumulative is not None:  # filters on its time dimension choose periods, not rows
+            time_filters = tuple(f for f in where if f.dimension_refs()
+                                 and all(d.dimension.qualified_name == cumulative.time_dimension for d in f.dimension_refs()))
+        return FactGroup(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, cumulative,
+                         group_keys, where, time_filters)

@@ -15,7 +15,8 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import Location, QueryError
-from ..layer.model import column_name
+from ..layer.model import TIME_AXIS, column_name
+from .mf_names import expand_templates
 from .resolve import DimRef, Element, Resolver
 
 # Only what every supported engine runs the same way once sqlglot has transpiled it: this list is
@@ -103,8 +104,9 @@ def check_allowed(node: exp.Expression, text: str, field: str, what: str = "filt
 
 
 def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Filter:
+    source = expand_templates(text, field)  # MetricFlow's `{{ Dimension('listing__x') }}` -> listing__x
     try:
-        statements = sqlglot.parse(text, read=dialect)
+        statements = sqlglot.parse(source, read=dialect)
     except (ParseError, TokenError) as exc:
         first = (getattr(exc, "errors", None) or [{}])[0]
         detail = first.get("description") or str(exc).splitlines()[0]
@@ -121,7 +123,7 @@ def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Fil
     for n in _element_nodes(node):
         name = column_name(n)
         if name not in refs:
-            if "__" not in name.split(".")[-1] and name not in resolver.layer.metrics:
+            if "__" not in name.split(".")[-1] and name not in resolver.layer.metrics and not _bare_name(name, resolver):
                 err = resolver.unknown(name, field)
                 raise QueryError(f"filter '{text}': '{name}' is not an element name (raw column names are not allowed)",
                                  code="unknown_element", location=Location(field=field), suggestions=err.suggestions)
@@ -138,6 +140,11 @@ def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Fil
                          code="invalid_filter", location=Location(field=field))
     kind = "having" if refs and not dims else "where"
     return Filter(text, field, node, tuple(refs.items()), kind)
+
+
+def _bare_name(name: str, resolver: Resolver) -> bool:
+    """`metric_time`, or an entity on a layer with entities: names without `__` that are not raw columns."""
+    return name == TIME_AXIS or (resolver.has_entities() and resolver.mf.is_entity_name(name))
 
 
 def wrap(value: exp.Expression) -> exp.Expression:

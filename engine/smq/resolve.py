@@ -1,6 +1,8 @@
 """Element names -> layer objects: `key.key.Model__element__grain` and bare metric names.
 
-Hidden elements (an access role's `hidden`) are treated exactly as unknown ones.
+Also `metric_time` (each measure's own time dimension), `Model__date__extract_year` (date parts) and,
+on layers whose models declare entities, MetricFlow's names (mf_names.py). Hidden elements (an access
+role's `hidden`) are treated exactly as unknown ones.
 """
 
 from __future__ import annotations
@@ -8,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import Location, QueryError, nearest
-from ..layer.model import GRAINS, Dimension, Measure, Metric, SemanticLayer
+from ..layer.model import GRAINS, TIME_AXIS, Dimension, Measure, Metric, SemanticLayer
+from .mf_names import EXTRACT, MFNames, split_suffix
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,10 +20,19 @@ class DimRef:
     dimension: Dimension
     keys: tuple[str, ...]  # explicit edge keys from the measure's model; () = shortest path
     grain: str | None
+    axis: bool = False  # `metric_time`: bound to each measure's own time dimension by the planner
+    date_part: str | None = None  # year, quarter, month, day, dow, doy (`__extract_year`)
+    entity_path: tuple[str, ...] | None = None  # a MetricFlow name: its entities, bound per measure's model
+    route: tuple | None = None  # a bound MetricFlow name: the join path (layer.joins.Path) it was walked along
 
     @property
     def model(self) -> str:
         return self.dimension.model
+
+    @property
+    def unbound(self) -> bool:
+        """Does the planner still have to bind it to a measure's model (metric_time, MetricFlow names)?"""
+        return self.axis or self.entity_path is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +51,16 @@ class Resolver:
         self.layer = layer
         self.hidden = hidden
         self._pool: list[str] | None = None
+        self._mf: MFNames | None = None
+
+    @property
+    def mf(self) -> MFNames:
+        if self._mf is None:
+            self._mf = MFNames(self.layer, self.hidden)
+        return self._mf
+
+    def has_entities(self) -> bool:
+        return any(m.entities for m in self.layer.models.values())
 
     def visible_names(self) -> list[str]:
         if self._pool is None:
@@ -48,6 +70,8 @@ class Resolver:
                 names += [m.qualified_name for m in model.measures.values()]
             names += list(self.layer.metrics)
             self._pool = [n for n in names if n not in self.hidden]
+            if self.has_entities():
+                self._pool += self.mf.names()
         return self._pool
 
     def unknown(self, text: str, field: str, what: str = "element") -> QueryError:
@@ -62,6 +86,9 @@ class Resolver:
             raise QueryError(f"'{text}' is not an element name (write Model__element, or edge.keys.Model__element)",
                              code="invalid_name", location=Location(field=field))
         segments = last.split("__")
+        if not keys and (segments[0] == TIME_AXIS or (segments[0] not in self.layer.models and segments[0] not in self.layer.metrics
+                                                      and self.has_entities() and self.mf.is_entity_name(segments[0]))):
+            return self.mf.resolve(last, field)
         if len(segments) == 1:
             metric = self.layer.metrics.get(last)
             if metric is None or last in self.hidden:
@@ -71,6 +98,9 @@ class Resolver:
             return metric
         if len(segments) > 3:
             raise self.unknown(text, field)
+        part = None
+        if len(segments) == 3 and segments[2].lower().startswith(EXTRACT):
+            segments, _, part = split_suffix(segments, text, field)
         model_name, element_name = segments[0], segments[1]
         grain = segments[2].lower() if len(segments) == 3 else None
         model = self.layer.models.get(model_name)
@@ -82,7 +112,7 @@ class Resolver:
         if element is None or qualified in self.hidden:
             raise self.unknown(text if grain is None else qualified, field)
         if isinstance(element, Measure):
-            if keys or grain:
+            if keys or grain or part:
                 raise QueryError(f"'{text}': a measure takes no join path or grain; it is aggregated at its own model's grain",
                                  code="invalid_name", location=Location(field=field))
             return MeasureRef(text, element)
@@ -93,7 +123,10 @@ class Resolver:
             if not element.is_time:
                 raise QueryError(f"'{text}': grain '{grain}' needs a date or timestamp dimension, but {qualified} is {element.type}",
                                  code="invalid_grain", location=Location(field=field))
-        return DimRef(text, element, keys, grain)
+        if part is not None and not element.is_time:
+            raise QueryError(f"'{text}': date part '{part}' needs a date or timestamp dimension, but {qualified} is {element.type}",
+                             code="invalid_grain", location=Location(field=field))
+        return DimRef(text, element, keys, grain, date_part=part)
 
     def dimension(self, text: str, field: str) -> DimRef:
         ref = self.resolve(text, field)

@@ -23,7 +23,7 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.E
 def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
     groups = plan.groups
     if len(groups) == 1 and groups[0].cumulative is None:
-        query, key_exprs, aggs = renderer.group_parts(groups[0], plan.group_keys, plan.where)
+        query, key_exprs, aggs = renderer.group_parts(groups[0], groups[0].keys, groups[0].where)
         mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
         mapping.update(aggs)
         query = query.select(*[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in plan.outputs], copy=False)
@@ -35,9 +35,9 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         ctes: list[tuple[str, exp.Select]] = []
         for group in groups:
             if group.cumulative is not None:
-                ctes += renderer.cumulative_ctes(group, plan.group_keys, plan.where, plan.time_filters)
+                ctes += renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
             else:
-                ctes.append((group.id, renderer.group_cte(group, plan.group_keys, plan.where)))
+                ctes.append((group.id, renderer.group_cte(group, group.keys, group.where)))
         keys = [f"g{i}" for i in range(len(plan.group_keys))]
         agg_ids = [a.id for g in groups for a in g.aggregates]
         if len(groups) == 1:

@@ -85,6 +85,35 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
     return exp.Cast(this=_f("DATE_TRUNC", _lit(grain), value), to=_type("DATE"))
 
 
+def date_part(value: exp.Expression, part: str, dialect: str) -> exp.Expression:
+    """A date part as an integer, as MetricFlow numbers them: dow 1 (Monday) to 7 (Sunday), doy from 1."""
+    if dialect == "sqlite":
+        def number(fmt: str) -> exp.Expression:
+            return exp.Cast(this=_f("STRFTIME", _lit(fmt), value.copy()), to=_type("INT"))
+        if part == "quarter":
+            return exp.Div(this=exp.Paren(this=exp.Add(this=number("%m"), expression=_num(2))), expression=_num(3), typed=True)
+        if part == "dow":  # %w: Sunday 0 .. Saturday 6
+            return exp.Add(this=exp.Paren(this=exp.Mod(this=exp.Paren(this=exp.Add(this=number("%w"), expression=_num(6))),
+                                                       expression=_num(7))), expression=_num(1))
+        return number({"year": "%Y", "month": "%m", "day": "%d", "doy": "%j"}[part])
+    if dialect == "mysql":
+        if part == "dow":  # WEEKDAY(): Monday 0
+            return exp.Add(this=_f("WEEKDAY", value), expression=_num(1))
+        return _f({"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "day": "DAYOFMONTH", "doy": "DAYOFYEAR"}[part], value)
+    if dialect == "snowflake" and part in ("dow", "doy"):
+        return _f("DAYOFWEEKISO" if part == "dow" else "DAYOFYEAR", value)
+    unit = {"dow": "ISODOW", "doy": "DOY"}.get(part, part.upper())
+    if dialect == "bigquery":
+        unit = {"ISODOW": "DAYOFWEEK", "DOY": "DAYOFYEAR"}.get(unit, unit)
+        if part == "dow":  # BigQuery: Sunday 1
+            extracted = exp.Extract(this=exp.var(unit), expression=value)
+            return exp.Add(this=exp.Mod(this=exp.Paren(this=exp.Add(this=extracted, expression=_num(5))), expression=_num(7)),
+                           expression=_num(1))
+    if dialect == "trino":
+        unit = {"ISODOW": "DOW", "DOY": "DOY"}.get(unit, unit)
+    return exp.Cast(this=exp.Extract(this=exp.var(unit), expression=value), to=_type("INT"))
+
+
 def add_interval(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
     """value + count units, as a DATE. Weeks become 7 days and quarters 3 months (portable units)."""
     if unit == "week":

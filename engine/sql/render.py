@@ -19,7 +19,7 @@ from ..layer.joins import Path
 from ..layer.model import GRAINS, Model, SemanticLayer
 from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
-from .dialects import add_interval, date_literal, to_date, truncate
+from .dialects import add_interval, date_literal, date_part, to_date, truncate
 
 if TYPE_CHECKING:
     from ..plan.nodes import Aggregate, FactGroup
@@ -108,6 +108,8 @@ class Renderer:
     # -- expressions ---------------------------------------------------------------------
     def dim_expr(self, ref: DimRef, tree: JoinTree, path: Path) -> exp.Expression:
         value = qualify(ref.dimension.node, tree.alias_of(path))
+        if ref.date_part:
+            return date_part(value, ref.date_part, self.dialect)
         return truncate(value, ref.grain, self.dialect) if ref.grain else value
 
     def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
@@ -123,7 +125,7 @@ class Renderer:
         def time_type(n: exp.Expression | None) -> str | None:
             if isinstance(n, (exp.Column, exp.Dot)):
                 ref = refs.get(column_name(n))
-                if isinstance(ref, DimRef) and ref.dimension.is_time:
+                if isinstance(ref, DimRef) and ref.dimension.is_time and not ref.date_part:
                     return "date" if ref.grain else ref.dimension.type
             return None
 
@@ -228,7 +230,7 @@ class Renderer:
         def render_ref(ref: DimRef) -> exp.Expression:
             return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
-        is_time = [ref.dimension.qualified_name == metric.time_dimension for ref in keys]
+        is_time = [ref.dimension.qualified_name == metric.time_dimension and not ref.date_part for ref in keys]
         grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t]
         period_grain = min(grains, key=GRAINS.index)
         row_filters = [f for f in where if f not in time_filters]

@@ -146,8 +146,14 @@ class Converter:
                 dimensions[ename] = {"name": ename, "type": "string", "description": f"The {ename} entity's key.", "expr": expr}
         if dimensions:
             model_body["dimensions"] = list(dimensions.values())
-        self.models[name] = SemanticModel(found, name, entities, body.get("primary_entity"), dimensions,
-                                          defaults.get("agg_time_dimension"))
+        default_time = defaults.get("agg_time_dimension")
+        if default_time and (dimensions.get(default_time) or {}).get("type") in ("date", "timestamp"):
+            model_body["default_time_dimension"] = default_time
+        if entities:  # MetricFlow's names (listing__country) resolve through them
+            model_body["entities"] = [{"name": e, "type": t, "expr": x} for e, (t, x) in entities.items()]
+        if body.get("primary_entity") and body["primary_entity"] not in entities:
+            model_body["primary_entity"] = str(body["primary_entity"])
+        self.models[name] = SemanticModel(found, name, entities, body.get("primary_entity"), dimensions, default_time)
         measures = [m for m in (self.measure(found, name, item) for item in body.get("measures") or []) if m]
         if measures:
             model_body["measures"] = measures
@@ -215,6 +221,14 @@ class Converter:
         if description:
             out["description"] = str(description).strip()
         out["expr"] = expr
+        own_time = item.get("agg_time_dimension")
+        if own_time and own_time != self.models[model].agg_time_dimension:
+            if (self.models[model].dimensions.get(own_time) or {}).get("type") not in ("date", "timestamp"):
+                self.refuse(found.at(item, "agg_time_dimension"), f"measure '{name}' of {model}: agg_time_dimension "
+                            f"'{own_time}' is not a time dimension of {model}")
+                self.refused_measures.add(name)
+                return None
+            out["time_dimension"] = str(own_time)
         return out
 
     def boolean_to_int(self, found: Found, item: Any, expr: str) -> str | None:
@@ -252,10 +266,11 @@ class Converter:
         if ref.kind == "Metric":
             raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} filters (a metric grouped by an entity) are {NOT_YET}")
         parts = ref.parts
-        if parts[0] == "metric_time":
-            raise TemplateError(f"metric_time in a metric's filter is {NOT_YET}")
-        if ref.date_part:
-            raise TemplateError(f"date parts ({ref.date_part}) in filters are {NOT_YET}")
+        suffix = f"__extract_{ref.date_part}" if ref.date_part else (f"__{ref.grain}" if ref.grain else "")
+        if parts[0] == "metric_time":  # the measure's own time dimension, as the layer's metric_time
+            if len(parts) > 1 or ref.entity_path:
+                raise TemplateError(f"'{ref.name}': write metric_time with the grain as a second argument")
+            return "metric_time" + suffix
         if ref.kind == "Entity":
             path, element = list(parts[:-1]), parts[-1]
         else:
@@ -266,11 +281,11 @@ class Converter:
             path = list(ref.entity_path) + path
         keys, current = self.walk(context, path, element, ref)
         name = f"{current}__{element}"
-        if ref.grain:
+        if suffix:
             dim = self.models[current].dimensions.get(element) or {}
             if dim.get("type") not in ("date", "timestamp"):
-                raise TemplateError(f"'{ref.name}' is not a time dimension; it takes no grain")
-            name += f"__{ref.grain}"
+                raise TemplateError(f"'{ref.name}' is not a time dimension; it takes no grain or date part")
+            name += suffix
         return ".".join([*keys, name])
 
     def walk(self, context: str, path: list[str], element: str, ref: Reference) -> tuple[list[str], str]:
@@ -334,9 +349,10 @@ class Converter:
         if not NAME_RULE.match(name) or "__" in name:
             self.refuse(found.at(body, "name"), f"metric '{name}': not a valid metric name")
             return None
-        if body.get("time_granularity"):
-            self.refuse(found.at(body, "time_granularity"), f"metric '{name}': a default grain (time_granularity) for "
-                        f"metric_time is {NOT_YET}")
+        grain = str(body.get("time_granularity") or "").lower()
+        if grain and grain not in GRAINS:
+            self.refuse(found.at(body, "time_granularity"), f"metric '{name}': time_granularity '{grain}': grains below a day "
+                        f"are {NOT_YET}")
             return None
         out: dict[str, Any] = {"name": name, "type": kind}
         if body.get("description") or body.get("label"):
@@ -361,6 +377,8 @@ class Converter:
             self.refuse(found.at(body, "filter"), f"metric '{name}': a filter on a {kind} metric is {NOT_YET}")
             return None
         out.update(mapped)
+        if grain:
+            out["time_grain"] = grain
         return out
 
     def without_missing_inputs(self, mapped: list[tuple[Found, dict[str, Any]]]) -> list[tuple[Found, dict[str, Any]]]:

@@ -262,3 +262,16 @@ def test_bad_inputs_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixt
     assert not (tmp_path / "o").exists()
     assert main(["import", "dbt", "--from", str(tmp_path / "typo"), "--db", "x", "--out", str(tmp_path / "o"), "--partial"]) == 0
     assert capsys.readouterr().out.startswith("x: imported 2 model(s), 2 metric(s), 1 join(s)")  # no time spine: no running_revenue
+
+
+def test_entities_and_time_axes_are_imported(imported: Path, mf_db: Path) -> None:
+    bookings = plain(load_yaml(imported / "mf" / "models" / "bookings_source.yml", "bookings_source.yml"))
+    assert bookings["default_time_dimension"] == "ds" and bookings["primary_entity"] == "booking"
+    assert {"name": "listing", "type": "foreign", "expr": "listing_id"} in bookings["entities"]
+    payments = next(m for m in bookings["measures"] if m["name"] == "booking_payments")
+    assert payments["time_dimension"] == "paid_at"  # its own agg_time_dimension
+    listings = plain(load_yaml(imported / "mf" / "models" / "listings_latest.yml", "listings_latest.yml"))
+    assert next(m for m in listings["metrics"] if m["name"] == "largest_listing")["time_grain"] == "month"
+    # time_granularity: month makes a bare metric_time monthly
+    got = answer(imported, mf_db, {"metrics": ["largest_listing"], "group_by": ["metric_time"]})
+    assert got == truth(mf_db, "SELECT DATE_TRUNC('month', created_at)::DATE, MAX(capacity) FROM dim_listings_latest GROUP BY 1")
