@@ -115,8 +115,8 @@ export function Ask({ db }) {
               <button type="button" onClick={open}>Open the final SQL as a query</button>
             </>
           )}
-          {opened && <Table columns={opened.columns} rows={opened.rows} caption="Rows of the agent's SQL" fileName={`${db}-agent.csv`} />}
-          {!opened && result.columns?.length > 0 && <Table columns={result.columns} rows={result.rows} caption="The agent's answer" fileName={`${db}-answer.csv`} />}
+          {opened && <Table columns={opened.columns} rows={opened.rows} caption="Rows of the final SQL" fileName={`${db}-agent.csv`} />}
+          {!opened && result.columns?.length > 0 && <Table columns={result.columns} rows={result.rows} caption="Answer rows" fileName={`${db}-answer.csv`} />}
         </div>
       )}
     </section>

@@ -8,7 +8,6 @@ None of these routes are in the OpenAPI document: they are not API.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 
@@ -40,16 +39,15 @@ def static_root() -> Traversable:
     return resources.files("service").joinpath("static", "playground")
 
 
-@lru_cache(maxsize=1)
 def assets() -> dict[str, Traversable]:
-    """The built asset files by name: the only names served (no path is ever joined from a request)."""
+    """The built asset files by name: the only names served (no path is ever joined from a request).
+    Listed per request (two files), so a rebuild under a running server is served at once."""
     folder = static_root().joinpath("assets")
     if not folder.is_dir():
         return {}
     return {entry.name: entry for entry in folder.iterdir() if entry.is_file()}
 
 
-@lru_cache(maxsize=1)
 def index_html() -> bytes | None:
     page = static_root().joinpath("index.html")
     return page.read_bytes() if page.is_file() else None
