@@ -161,6 +161,13 @@ export function App() {
           </div>
           {(tab === 'query' || tab === 'json') && (
             <section class="results" aria-label="Results">
+              {result && (
+                <>
+                  <Chart columns={result.columns} rows={result.rows} groupCount={result.groupCount} />
+                  {result.truncated && <p class="hint">Only the first {result.rows.length} rows are shown (set a limit).</p>}
+                  <Table columns={result.columns} rows={result.rows} caption="Query rows" fileName={`${db}-query.csv`} />
+                </>
+              )}
               <div class="sql-head">
                 <h2 class="section-title">SQL</h2>
                 <label for="dialect">Dialect</label>
@@ -172,15 +179,8 @@ export function App() {
                 {compiled.pending && <span class="hint">compiling…</span>}
               </div>
               {compiled.sql ? <pre class="sql mono" aria-label="Compiled SQL" data-dialect={compiled.dialect}>{compiled.sql}</pre>
-                : <p class="hint">{compiled.errors.length ? 'The query does not compile: see the errors above.' : 'Pick a metric or a group-by to start.'}</p>}
+                : <p class="hint">{compiled.errors.length ? 'The query does not compile: see the errors at the fields above.' : 'Pick a metric or a group-by to start.'}</p>}
               {result && dialect && dialect !== info?.dialect && <p class="hint">The rows come from the database's own dialect ({info?.dialect}).</p>}
-              {result && (
-                <>
-                  <Chart columns={result.columns} rows={result.rows} groupCount={result.groupCount} />
-                  {result.truncated && <p class="hint">Only the first {result.rows.length} rows are shown (set a limit).</p>}
-                  <Table columns={result.columns} rows={result.rows} caption="Query rows" fileName={`${db}-query.csv`} />
-                </>
-              )}
             </section>
           )}
         </main>

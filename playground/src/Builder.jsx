@@ -8,16 +8,32 @@ import { filterElement } from './smq.js';
 const GRAINS = ['day', 'week', 'month', 'quarter', 'year'];
 const OPERATORS = ['=', '!=', '>', '>=', '<', '<='];
 
-function FieldErrors({ errors, field }) {
+/** The errors of one field; each suggestion is a button that puts it in place (`fix`). */
+function FieldErrors({ errors, field, fix }) {
   const mine = errors.filter((e) => (e.location?.field || '') === field);
   if (!mine.length) return null;
   return (
     <div class="field-error" role="alert">
       {mine.map((e, i) => (
-        <p key={i}>{e.message}{e.suggestions?.length ? ` — did you mean ${e.suggestions.join(', ')}?` : ''}</p>
+        <div key={i}>
+          <p>{e.message}</p>
+          {e.suggestions?.length > 0 && (
+            <p class="suggestions">{fix ? 'Use: ' : 'Did you mean: '}
+              {e.suggestions.map((s) => (fix
+                ? <button type="button" key={s} class="suggestion" onClick={() => fix(s, e)}>{s}</button>
+                : <code key={s}>{s} </code>))}
+            </p>
+          )}
+        </div>
       ))}
     </div>
   );
+}
+
+/** A filter with the element its error names ('X' in the message) replaced by a suggestion. */
+function fixFilter(filter, suggestion, error) {
+  const bad = /'([A-Za-z_][\w.]*)'/.exec(error.message || '')?.[1];
+  return bad && filter.includes(bad) ? filter.replace(bad, suggestion) : filter;
 }
 
 function literal(value, type) {
@@ -66,7 +82,7 @@ function FilterRow({ db, index, filter, dimensions, errors, onChange, onRemove }
         )}
         <button type="button" class="icon" aria-label={`Remove filter ${index + 1}`} onClick={onRemove}>×</button>
       </div>
-      <FieldErrors errors={errors} field={`filters[${index}]`} />
+      <FieldErrors errors={errors} field={`filters[${index}]`} fix={(v, e) => onChange(fixFilter(filter, v, e))} />
     </li>
   );
 }
@@ -132,7 +148,8 @@ export function Builder({ db, smq, setSmq, catalog, errors, filterPreset }) {
               <div class="row-controls"><code class="grow">{m}</code>
                 <button type="button" class="icon" aria-label={`Remove metric ${m}`}
                   onClick={() => update('metrics', smq.metrics.filter((_, j) => j !== i))}>×</button></div>
-              <FieldErrors errors={errors} field={`metrics[${i}]`} />
+              <FieldErrors errors={errors} field={`metrics[${i}]`}
+                fix={(v) => update('metrics', smq.metrics.map((x, j) => (j === i ? v : x)))} />
             </li>
           ))}
         </ul>
@@ -169,7 +186,8 @@ export function Builder({ db, smq, setSmq, catalog, errors, filterPreset }) {
                   )}
                   <button type="button" class="icon" aria-label={`Remove group by ${g}`}
                     onClick={() => update('group_by', smq.group_by.filter((_, j) => j !== i))}>×</button></div>
-                <FieldErrors errors={errors} field={`group_by[${i}]`} />
+                <FieldErrors errors={errors} field={`group_by[${i}]`}
+                  fix={(v) => update('group_by', smq.group_by.map((x, j) => (j === i ? v : x)))} />
               </li>
             );
           })}
@@ -210,7 +228,8 @@ export function Builder({ db, smq, setSmq, catalog, errors, filterPreset }) {
                     {desc ? '↓ desc' : '↑ asc'}</button>
                   <button type="button" class="icon" aria-label={`Remove order by ${name}`}
                     onClick={() => update('order_by', smq.order_by.filter((_, j) => j !== i))}>×</button></div>
-                <FieldErrors errors={errors} field={`order_by[${i}]`} />
+                <FieldErrors errors={errors} field={`order_by[${i}]`}
+                  fix={(v) => update('order_by', smq.order_by.map((x, j) => (j === i ? (desc ? `-${v}` : v) : x)))} />
               </li>
             );
           })}

@@ -39,8 +39,10 @@ function option(kind, columns, rows, groupCount) {
     return { xs, series, title: `${metrics[0]} by ${columns[0]} and ${columns[1]}` };
   }
   const xs = data.map((r) => label(r[0]));
-  const series = metrics.map((m, i) => ({ name: m, type: kind, showSymbol: false, data: data.map((r) => r[groupCount + i]) }));
-  return { xs, series, title: `${metrics.join(', ')} by ${columns[0]}` };
+  // two metrics: the second on its own axis (right), so a count next to a sum of money stays visible
+  const series = metrics.map((m, i) => ({ name: m, type: kind, showSymbol: false, yAxisIndex: metrics.length === 2 ? i : 0,
+    data: data.map((r) => r[groupCount + i]) }));
+  return { xs, series, title: `${metrics.join(', ')} by ${columns[0]}`, axes: metrics.length === 2 ? 2 : 1 };
 }
 
 export function Chart({ columns, rows, groupCount }) {
@@ -49,14 +51,15 @@ export function Chart({ columns, rows, groupCount }) {
   useEffect(() => {
     if (!box.current || (kind !== 'line' && kind !== 'bar')) return undefined;
     const chart = echarts.init(box.current, null, { renderer: 'svg' });
-    const { xs, series } = option(kind, columns, rows, groupCount);
+    const { xs, series, axes = 1 } = option(kind, columns, rows, groupCount);
     chart.setOption({
       animation: false,
       tooltip: { trigger: 'axis' },
       legend: { type: 'scroll', top: 0 },
       grid: { left: 8, right: 16, top: 36, bottom: 8, containLabel: true },
       xAxis: { type: 'category', data: xs, boundaryGap: kind === 'bar' },
-      yAxis: { type: 'value' },
+      yAxis: axes === 2 ? [{ type: 'value', alignTicks: true }, { type: 'value', alignTicks: true }]
+        : { type: 'value' },
       series,
     });
     const resize = () => chart.resize();

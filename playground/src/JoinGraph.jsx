@@ -14,6 +14,48 @@ async function loadEdges(db) {
   return { models: tables.map((t) => t.model).filter(Boolean), edges: [...edges.values()] };
 }
 
+const BOX_W = 160, BOX_H = 32, COL = 200, ROW = 84;
+
+/** Layers by join depth: a model sits below every model that joins to it (many side above, one side
+ * below), so facts are on top and lookups at the bottom; within a layer, near the models it joins. */
+function layout(graph) {
+  const level = new Map(graph.models.map((m) => [m, 0]));
+  for (let pass = 0; pass < graph.models.length; pass++) {  // longest path; bounded, so a cycle cannot loop
+    let changed = false;
+    for (const e of graph.edges) {
+      const [many, one] = e.relationship === 'one_to_many' ? [e.to_model, e.from_model] : [e.from_model, e.to_model];
+      if (level.has(many) && level.has(one) && level.get(one) < level.get(many) + 1) { level.set(one, level.get(many) + 1); changed = true; }
+    }
+    if (!changed) break;
+  }
+  const layers = [];
+  for (const m of graph.models) (layers[level.get(m)] ||= []).push(m);
+  const pos = new Map();
+  const widest = Math.max(...layers.map((l) => (l ? l.length : 0)));
+  const W = Math.max(420, widest * COL + 40);
+  layers.forEach((layer, y) => {
+    if (!layer) return;
+    const near = (m) => {  // mean x of the already placed models it joins
+      const xs = graph.edges.filter((e) => e.from_model === m || e.to_model === m)
+        .map((e) => pos.get(e.from_model === m ? e.to_model : e.from_model)).filter(Boolean).map((p) => p[0]);
+      return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : W / 2;
+    };
+    layer.sort((a, b) => near(a) - near(b)).forEach((m, i) => {
+      pos.set(m, [W / 2 + (i - (layer.length - 1) / 2) * COL, y * ROW + BOX_H / 2 + 20]);
+    });
+  });
+  return { W, H: layers.length * ROW + 10, pos, BW: BOX_W, BH: BOX_H };
+}
+
+/** Where the line from a's centre to b's leaves a's box, a little outside it: the place for an end mark. */
+function exit(a, b, bw, bh) {
+  const dx = b[0] - a[0], dy = b[1] - a[1];
+  const t = Math.min(Math.abs((bw / 2) / (dx || 1e-9)), Math.abs((bh / 2) / (dy || 1e-9)));
+  const len = Math.hypot(dx, dy) || 1;
+  return [a[0] + dx * t + (dx / len) * 12, a[1] + dy * t + (dy / len) * 12 + 4];
+}
+
+const along = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
 const ends = (rel) => ({ many_to_one: ['N', '1'], one_to_many: ['1', 'N'], one_to_one: ['1', '1'], many_to_many: ['N', 'N'] }[rel] || ['', '']);
 
 export function JoinGraph({ db }) {
@@ -28,12 +70,7 @@ export function JoinGraph({ db }) {
   }, [db]);
   if (error) return <p class="field-error" role="alert">Cannot read the joins: {error}</p>;
   if (!graph) return <p class="hint">Reading the joins…</p>;
-  const W = 760, H = 460, R = 170, BW = 150, BH = 30;
-  const pos = new Map(graph.models.map((m, i) => {
-    const a = (2 * Math.PI * i) / graph.models.length - Math.PI / 2;
-    return [m, [W / 2 + R * 1.45 * Math.cos(a), H / 2 + R * Math.sin(a)]];
-  }));
-  const along = (a, b, t) => [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+  const { W, H, pos, BW, BH } = layout(graph);
   return (
     <div class="graph">
       <svg viewBox={`0 0 ${W} ${H}`} role="img" aria-labelledby="graph-title graph-desc" class="graph-svg">
@@ -43,13 +80,13 @@ export function JoinGraph({ db }) {
           const a = pos.get(e.from_model), b = pos.get(e.to_model);
           if (!a || !b) return null;
           const [na, nb] = ends(e.relationship);
-          const la = along(a, b, 0.2), lb = along(a, b, 0.8), mid = along(a, b, 0.5);
+          const la = exit(a, b, BW, BH), lb = exit(b, a, BW, BH), mid = along(a, b, 0.5);
           return (
             <g key={`${e.from_model}.${e.key}`} class={`edge edge-${e.relationship}`}>
               <line x1={a[0]} y1={a[1]} x2={b[0]} y2={b[1]} />
               <text x={la[0]} y={la[1]} class="edge-end">{na}</text>
               <text x={lb[0]} y={lb[1]} class="edge-end">{nb}</text>
-              <text x={mid[0]} y={mid[1] - 6} class="edge-key">{e.key}</text>
+              <text x={mid[0] + 4} y={mid[1]} class="edge-key">{e.key}</text>
             </g>
           );
         })}

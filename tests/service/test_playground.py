@@ -193,10 +193,10 @@ def open_page(browser: Any, url: str, width: int = 1280, height: int = 800) -> A
     return page
 
 
-def shot(page: Any, name: str) -> None:
+def shot(page: Any, name: str, full_page: bool = False) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(SHOTS) / f"playground-{name}.png"))
+        page.screenshot(path=str(Path(SHOTS) / f"playground-{name}.png"), full_page=full_page)
 
 
 def hash_smq(page: Any) -> dict[str, Any]:
@@ -307,6 +307,29 @@ def test_a_time_axis_is_drawn_as_a_line_and_one_value_as_a_number(browser, base)
     assert page.locator(".big-number").count() == 2
 
 
+def test_revenue_by_month_and_country_as_a_newcomer_would(browser, base) -> None:
+    """The issue's "done when": find a metric, group it by month and country, see the numbers, a chart, the SQL."""
+    page = open_page(browser, f"{base}/#db=shop")
+    page.get_by_label("Search elements").fill("money earned")
+    page.get_by_role("button", name="Add metric OrderItemsModel__revenue", exact=True).click()
+    page.get_by_label("Add a group-by").select_option("OrdersModel__orderDate")
+    page.get_by_label("Grain of OrdersModel__orderDate").select_option("month")
+    page.get_by_label("Add a group-by").select_option("NationsModel__country")
+    # a country is the customer's or the supplier's: the error says so where the group-by is, with fixes
+    error = page.locator("li.row-item:has(button[aria-label='Remove group by NationsModel__country']) [role=alert]")
+    error.wait_for()
+    assert "ambiguous" in error.inner_text()
+    error.get_by_role("button", name="order.customer.nation.NationsModel__country").click()
+    smq = {"metrics": ["OrderItemsModel__revenue"],
+           "group_by": ["OrdersModel__orderDate__month", "order.customer.nation.NationsModel__country"]}
+    page.locator(".chart[data-kind='line'] svg").wait_for()
+    assert hash_smq(page) == smq
+    answer = httpx.post(f"{base}/v1/databases/shop/query", json={"smq": smq}).json()
+    assert table_rows(page, "Query rows") == answer["rows"][:25]  # the first page
+    assert "DATE_TRUNC('MONTH'" in page.locator("pre[aria-label='Compiled SQL']").inner_text().upper().replace('"', "'")
+    shot(page, "month-country")
+
+
 def test_a_bad_filter_shows_its_error_where_it_is(browser, base) -> None:
     smq = {"metrics": ["OrdersModel__orderCount"], "filters": ["OrdersModel__channel = 'web'", "OrdersModel__stat = 'x'"]}
     page = open_page(browser, f"{base}/#db=shop&smq={json.dumps(smq)}")
@@ -364,7 +387,8 @@ def test_keyboard_and_a_narrow_screen(browser, base) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing spills sideways
     for landmark in ("banner", "main", "navigation"):
         assert page.get_by_role(landmark).count() >= 1
-    shot(page, "narrow")
+    page.locator(".chart svg").wait_for()
+    shot(page, "narrow", full_page=True)
     page.get_by_role("tab", name="Query").focus()
     page.keyboard.press("ArrowRight")
     assert page.get_by_role("tab", name="JSON").get_attribute("aria-selected") == "true"
