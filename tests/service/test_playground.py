@@ -209,6 +209,17 @@ def table_rows(page: Any, caption: str) -> list[list[Any]]:
     return table.evaluate("t => [...t.tBodies[0].rows].map(r => [...r.cells].map(c => JSON.parse(c.dataset.value)))")
 
 
+def wait_table(page: Any, caption: str, rows: list[list[Any]]) -> None:
+    """Until the table shows exactly these rows (an earlier query's answer may still be on the page)."""
+    page.wait_for_function(
+        """([caption, rows]) => {
+            const t = [...document.querySelectorAll('table')].find(t => t.caption && t.caption.textContent === caption);
+            if (!t) return false;
+            const shown = [...t.tBodies[0].rows].map(r => [...r.cells].map(c => JSON.parse(c.dataset.value)));
+            return JSON.stringify(shown) === JSON.stringify(rows);
+        }""", arg=[caption, rows])
+
+
 def wait_rows(page: Any, caption: str = "Query rows") -> None:
     page.locator(f"table:has(caption:text-is('{caption}')) tbody tr").first.wait_for()
 
@@ -261,8 +272,7 @@ def test_build_a_query_by_clicking_and_check_it_against_the_api(browser, base) -
     assert hash_smq(page) == expected_smq  # the shareable URL holds the query
     wait_rows(page)
     answer = httpx.post(f"{base}/v1/databases/shop/query", json={"smq": expected_smq}).json()
-    page.wait_for_function("n => document.querySelectorAll('table.rows-table tbody tr').length === n", arg=answer["row_count"])
-    assert table_rows(page, "Query rows") == answer["rows"]
+    wait_table(page, "Query rows", answer["rows"])
     assert page.locator("pre[aria-label='Compiled SQL']").inner_text().strip() == httpx.post(
         f"{base}/v1/databases/shop/compile", json={"smq": expected_smq, "preview": False}).json()["sql"].strip()
     assert page.locator(".chart[data-kind='bar']").count() == 1  # categories: bars
@@ -270,6 +280,7 @@ def test_build_a_query_by_clicking_and_check_it_against_the_api(browser, base) -
 
     # sort by a column (its header is a button)
     page.get_by_role("button", name="OrdersModel__orderCount", exact=True).click()
+    page.locator("th[aria-sort='ascending']", has_text="OrdersModel__orderCount").wait_for()
     counts = [row[2] for row in table_rows(page, "Query rows")]
     assert counts == sorted(counts)
 
@@ -290,8 +301,7 @@ def test_build_a_query_by_clicking_and_check_it_against_the_api(browser, base) -
 
     # the URL opens the same query elsewhere
     other = open_page(browser, page.url)
-    wait_rows(other)
-    assert sorted(table_rows(other, "Query rows")) == sorted(answer["rows"])
+    wait_table(other, "Query rows", answer["rows"])
     assert other.get_by_label("Dialect").input_value() == "postgres"
     assert page.errors == [] and other.errors == []
 
@@ -322,10 +332,11 @@ def test_revenue_by_month_and_country_as_a_newcomer_would(browser, base) -> None
     error.get_by_role("button", name="order.customer.nation.NationsModel__country").click()
     smq = {"metrics": ["OrderItemsModel__revenue"],
            "group_by": ["OrdersModel__orderDate__month", "order.customer.nation.NationsModel__country"]}
-    page.locator(".chart[data-kind='line'] svg").wait_for()
+    page.wait_for_function("() => decodeURIComponent(location.hash).includes('order.customer.nation')")
     assert hash_smq(page) == smq
     answer = httpx.post(f"{base}/v1/databases/shop/query", json={"smq": smq}).json()
-    assert table_rows(page, "Query rows") == answer["rows"][:25]  # the first page
+    wait_table(page, "Query rows", answer["rows"][:25])  # the first page
+    page.locator(".chart[data-kind='line'] svg").wait_for()
     assert "DATE_TRUNC('MONTH'" in page.locator("pre[aria-label='Compiled SQL']").inner_text().upper().replace('"', "'")
     shot(page, "month-country")
 
@@ -364,9 +375,8 @@ def test_the_agent_streams_its_turns_and_its_sql_opens_as_a_query(browser, base,
     assert page.get_by_label("Final SQL").inner_text().strip() == FINAL_SQL.strip()
     shot(page, "agent")
     page.get_by_role("button", name="Open the final SQL as a query").click()
-    wait_rows(page, "Rows of the final SQL")
     executed = httpx.post(f"{base}/v1/databases/shop/execute", json={"sql": FINAL_SQL}).json()
-    assert table_rows(page, "Rows of the final SQL") == executed["rows"]
+    wait_table(page, "Rows of the final SQL", executed["rows"])
 
 
 def test_the_agent_asks_and_the_answer_goes_on(browser, base) -> None:
