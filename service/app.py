@@ -22,7 +22,7 @@ from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .registry import Registry
-from .routes import admin, ask, compile, databases, execute, health, query, tools
+from .routes import admin, ask, compile, databases, execute, health, playground, query, tools
 from .routes.health import service_version
 from .settings import Settings
 from .timing import ServerTimingMiddleware
@@ -87,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     for module in (health, databases, compile, query, execute, admin, ask, tools):
         app.include_router(module.router)
+    app.include_router(playground.router)  # the web page at / (not in the OpenAPI document)
     return app
 
 

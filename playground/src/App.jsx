@@ -1,0 +1,190 @@
+// The playground: a database picker and API key (header), the layer's catalog (side), and four views
+// (main): the query builder with SQL, rows and chart; the SMQ as JSON; the join graph; the agent.
+// The database, view, dialect and query live in the URL hash, so a URL shares the query.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, api, getKey, setKey } from './api.js';
+import { Ask } from './Ask.jsx';
+import { Builder } from './Builder.jsx';
+import { Catalog } from './Catalog.jsx';
+import { Chart } from './Chart.jsx';
+import { JoinGraph } from './JoinGraph.jsx';
+import { JsonEditor } from './JsonEditor.jsx';
+import { Table } from './Table.jsx';
+import { cleanSmq, emptySmq, readHash, writeHash } from './smq.js';
+
+const DIALECTS = ['duckdb', 'postgres', 'mysql', 'sqlite', 'snowflake', 'bigquery', 'trino'];
+const TABS = [['query', 'Query'], ['json', 'JSON'], ['graph', 'Join graph'], ['ask', 'Ask the agent']];
+const ROW_CAP = 1000;
+
+function KeyField({ onChange }) {
+  const [value, setValue] = useState(getKey());
+  return (
+    <form class="key-form" onSubmit={(e) => { e.preventDefault(); setKey(value.trim()); onChange(); }}>
+      <label for="api-key">API key</label>
+      <input id="api-key" type="password" autocomplete="off" value={value} placeholder="none (open server)"
+        onInput={(e) => setValue(e.currentTarget.value)} />
+      <button type="submit">Use key</button>
+    </form>
+  );
+}
+
+function Tabs({ tab, setTab }) {
+  const refs = useRef({});
+  const onKey = (e, i) => {
+    const step = { ArrowRight: 1, ArrowLeft: -1 }[e.key];
+    if (e.key === 'Home' || e.key === 'End' || step) {
+      e.preventDefault();
+      const next = e.key === 'Home' ? 0 : e.key === 'End' ? TABS.length - 1 : (i + step + TABS.length) % TABS.length;
+      setTab(TABS[next][0]);
+      refs.current[TABS[next][0]]?.focus();
+    }
+  };
+  return (
+    <div role="tablist" aria-label="Views" class="tabs">
+      {TABS.map(([id, label], i) => (
+        <button key={id} ref={(el) => { refs.current[id] = el; }} role="tab" id={`tab-${id}`} aria-controls={`panel-${id}`}
+          aria-selected={tab === id} tabIndex={tab === id ? 0 : -1} onClick={() => setTab(id)} onKeyDown={(e) => onKey(e, i)}>{label}</button>
+      ))}
+    </div>
+  );
+}
+
+function useDebounced(value, ms) {
+  const [out, setOut] = useState(value);
+  useEffect(() => { const t = setTimeout(() => setOut(value), ms); return () => clearTimeout(t); }, [value, ms]);
+  return out;
+}
+
+export function App() {
+  const initial = useMemo(readHash, []);
+  const [keyVersion, setKeyVersion] = useState(0);
+  const [databases, setDatabases] = useState(null);
+  const [fatal, setFatal] = useState(null);
+  const [db, setDb] = useState(initial.db || '');
+  const [info, setInfo] = useState(null);
+  const [models, setModels] = useState([]);
+  const [search, setSearch] = useState('');
+  const [smq, setSmq] = useState(initial.smq || emptySmq());
+  const [dialect, setDialect] = useState(initial.dialect || '');
+  const [tab, setTab] = useState(TABS.some(([id]) => id === initial.tab) ? initial.tab : 'query');
+  const [compiled, setCompiled] = useState({ sql: '', errors: [], pending: false });
+  const [result, setResult] = useState(null);
+  const [filterPreset, setFilterPreset] = useState('');
+  const runId = useRef(0);
+
+  useEffect(() => {
+    setFatal(null);
+    api.databases().then(({ databases: list }) => {
+      setDatabases(list);
+      if (!list.some((d) => d.name === db)) setDb(list[0]?.name || '');
+    }).catch((err) => { setDatabases([]); setFatal(err); });
+  }, [keyVersion]);
+
+  useEffect(() => {
+    if (!db) return;
+    setInfo(null); setModels([]);
+    api.database(db).then(setInfo).catch(setFatal);
+    api.elements(db).then((r) => setModels(r.models)).catch(setFatal);
+  }, [db, keyVersion]);
+
+  useEffect(() => writeHash({ db, smq, dialect, tab }), [db, smq, dialect, tab]);
+
+  const catalog = useMemo(() => ({
+    dimensions: models.flatMap((m) => m.dimensions || []),
+    measures: [...models.flatMap((m) => m.metrics || []), ...models.flatMap((m) => m.measures || [])],
+  }), [models]);
+
+  const clean = JSON.stringify(cleanSmq(smq));
+  const settled = useDebounced(`${db}|${dialect}|${clean}`, 250);
+  useEffect(() => {
+    const [name, dia, text] = [db, dialect, clean];
+    const query = JSON.parse(text);
+    const id = ++runId.current;
+    if (!name || (!query.metrics && !query.group_by)) {
+      setCompiled({ sql: '', errors: [], pending: false });
+      setResult(null);
+      return;
+    }
+    setCompiled((c) => ({ ...c, pending: true }));
+    const problemItems = (err) => (err instanceof ApiError ? err.items : [{ message: String(err), location: {} }]);
+    api.compile(name, query, dia || undefined).then((r) => {
+      if (id !== runId.current) return;
+      setCompiled({ sql: r.sql, dialect: r.dialect, errors: [], pending: false });
+      return api.query(name, query, ROW_CAP).then((rows) => {
+        if (id === runId.current) setResult({ ...rows, groupCount: (query.group_by || []).length, error: null });
+      });
+    }).catch((err) => {
+      if (id !== runId.current) return;
+      setCompiled({ sql: '', errors: problemItems(err), pending: false });
+      setResult(null);
+    });
+  }, [settled]);
+
+  const onAdd = (kind, name) => {
+    if (kind === 'metric' && !smq.metrics.includes(name)) setSmq({ ...smq, metrics: [...smq.metrics, name] });
+    if (kind === 'group_by' && !smq.group_by.includes(name)) setSmq({ ...smq, group_by: [...smq.group_by, name] });
+    if (kind === 'filter') setFilterPreset(name);
+    if (tab !== 'query' && tab !== 'json') setTab('query');
+  };
+
+  return (
+    <div class="app">
+      <header class="top" role="banner">
+        <h1>SMQ playground</h1>
+        <div class="db-pick">
+          <label for="database">Database</label>
+          <select id="database" value={db} onChange={(e) => { setDb(e.currentTarget.value); setSmq(emptySmq()); setDialect(''); }}>
+            {(databases || []).map((d) => <option key={d.name} value={d.name}>{d.name} ({d.dialect}, {d.status})</option>)}
+          </select>
+        </div>
+        <KeyField onChange={() => setKeyVersion((v) => v + 1)} />
+        <a href="/docs" class="docs-link">API docs</a>
+      </header>
+      {fatal && (
+        <div class="field-error banner" role="alert">
+          <p><strong>{fatal.code || 'error'}</strong>: {fatal.message}</p>
+          {fatal.status === 401 && <p>This server needs an API key: enter it above.</p>}
+        </div>
+      )}
+      <div class="layout">
+        <aside class="side" aria-label="Catalog">
+          {info && <p class="desc db-desc">{info.description}</p>}
+          <Catalog models={models} search={search} onSearch={setSearch} onAdd={onAdd} />
+        </aside>
+        <main class="main" id="main">
+          <Tabs tab={tab} setTab={setTab} />
+          <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} class="panel">
+            {tab === 'query' && <Builder db={db} smq={smq} setSmq={setSmq} catalog={catalog} errors={compiled.errors} filterPreset={filterPreset} />}
+            {tab === 'json' && <JsonEditor smq={smq} setSmq={setSmq} errors={compiled.errors} />}
+            {tab === 'graph' && db && <JoinGraph db={db} />}
+            {tab === 'ask' && db && <Ask db={db} />}
+          </div>
+          {(tab === 'query' || tab === 'json') && (
+            <section class="results" aria-label="Results">
+              {result && (
+                <>
+                  <Chart columns={result.columns} rows={result.rows} groupCount={result.groupCount} />
+                  {result.truncated && <p class="hint">Only the first {result.rows.length} rows are shown (set a limit).</p>}
+                  <Table columns={result.columns} rows={result.rows} caption="Query rows" fileName={`${db}-query.csv`} />
+                </>
+              )}
+              <div class="sql-head">
+                <h2 class="section-title">SQL</h2>
+                <label for="dialect">Dialect</label>
+                <select id="dialect" value={dialect} onChange={(e) => setDialect(e.currentTarget.value)}>
+                  <option value="">{info ? `${info.dialect} (the database's)` : "the database's"}</option>
+                  {DIALECTS.map((d) => <option key={d} value={d}>{d}</option>)}
+                </select>
+                <button type="button" onClick={() => navigator.clipboard?.writeText(compiled.sql)} disabled={!compiled.sql}>Copy SQL</button>
+                {compiled.pending && <span class="hint">compiling…</span>}
+              </div>
+              {compiled.sql ? <pre class="sql mono" aria-label="Compiled SQL" data-dialect={compiled.dialect}>{compiled.sql}</pre>
+                : <p class="hint">{compiled.errors.length ? 'The query does not compile: see the errors at the fields above.' : 'Pick a metric or a group-by to start.'}</p>}
+              {result && dialect && dialect !== info?.dialect && <p class="hint">The rows come from the database's own dialect ({info?.dialect}).</p>}
+            </section>
+          )}
+        </main>
+      </div>
+    </div>
+  );
+}
