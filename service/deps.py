@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -19,9 +20,11 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from engine import Layer
 from engine.errors import nearest
 from engine.layer.model import Role
+from smq_db.executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, result_budget
 
 from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError
+from .limits import ConcurrencyQuota, InProcessQuota, quota_slot
 from .registry import Entry, Registry, ReloadReport
 from .settings import Settings
 
@@ -38,7 +41,12 @@ class ServiceState:
     registry: Registry
     keys: KeyStore | None  # None: open access (local demo)
     keys_error: str | None = None  # the last failed reload of the keys file (the previous keys stay)
+    quota: ConcurrencyQuota | None = None  # requests in progress per key; None: in-process, from the settings
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.quota is None:
+            self.quota = InProcessQuota(self.settings.max_inflight_per_key)
 
     def authenticate(self, authorization: str | None) -> Principal:
         keys = self.keys
@@ -125,9 +133,21 @@ async def require_admin(principal: PrincipalDep) -> Principal:
 AdminDep = Annotated[Principal, Depends(require_admin)]
 
 
+async def hold_quota_slot(principal: PrincipalDep, state: StateDep) -> AsyncIterator[None]:
+    """One of the caller's in-progress slots, held until the response is sent (429 when none is free)."""
+    assert state.quota is not None
+    async with quota_slot(state.quota, principal.name):
+        yield
+
+
 async def get_database(db: Annotated[str, Path(description="database name, as in GET /v1/databases")],
-                       principal: PrincipalDep, state: StateDep) -> Database:
-    """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases."""
+                       principal: PrincipalDep, state: StateDep,
+                       _slot: Annotated[None, Depends(hold_quota_slot)] = None) -> Database:
+    """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases.
+
+    Every route on a database holds one of the caller's quota slots while it runs (`_slot`); a direct
+    call (MCP) takes its slot itself.
+    """
     registry = state.registry
     visible = [e.name for e in registry.entries() if may_use(principal, e)]
     if not principal.grants(db):
@@ -147,6 +167,22 @@ async def get_database(db: Annotated[str, Path(description="database name, as in
 DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
+class CappedExecutor:
+    """A database's executor as the service uses it: every result held to SMQ_MAX_RESULT_BYTES of JSON,
+    and made JSON-safe within the query's timeout (`result_budget`); everything else is the executor's."""
+
+    def __init__(self, executor: Any, max_result_bytes: int) -> None:
+        self.executor = executor
+        self.max_result_bytes = max_result_bytes
+
+    def __getattr__(self, name: str) -> Any:  # backend, dialect, close ...
+        return getattr(self.executor, name)
+
+    def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        with result_budget(max_bytes=self.max_result_bytes, timeout_s=timeout_s):
+            return self.executor.execute(sql, max_rows=max_rows, timeout_s=timeout_s)
+
+
 def executor_for(state: ServiceState, database: Database) -> Any:
-    """The executor of a database (503 problems come from BackendUnavailable / ConfigError)."""
-    return state.registry.executor(database.layer)
+    """The executor of a database, capped (503 problems come from BackendUnavailable / ConfigError)."""
+    return CappedExecutor(state.registry.executor(database.layer), state.settings.max_result_bytes)

@@ -16,6 +16,7 @@ from engine.errors import Location, QueryError, nearest
 
 from ..deps import Database, DatabaseDep, StateDep, executor_for
 from ..errors import Forbidden
+from ..limits import check_sql_length
 from smq_db.executors import check_read_only
 from .rows import RowsResponse, rows_response
 from .schemas import ExecuteRequest, Rows, problem_responses
@@ -29,6 +30,7 @@ CATALOG_PREFIXES = ("pg_", "sqlite_", "duckdb_")
 @router.post("/{db}/execute", response_model=Rows, summary="execute: run one read-only SELECT")
 def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
     layer = database.layer
+    check_sql_length(body.sql, state.settings.max_sql_chars)
     tree = check_read_only(body.sql, layer.dialect)
     _refuse_non_tables(tree, database)
     rewritten = apply_role_to_sql(tree, layer.semantic, layer.graph, database.role_obj)

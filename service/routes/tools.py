@@ -21,6 +21,7 @@ from agent.tools import TOOL_NAMES
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..errors import problem
+from ..limits import check_tool_arguments
 from .schemas import problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["tools"], responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
@@ -60,6 +61,7 @@ def run_tool(name: Annotated[str, Path(description="tool name, e.g. describe_tab
         return problem(403, "tool_disabled", "the python tool is off on this service (SMQ_PYTHON_TOOL=1 enables it)",
                        request.url.path)
     settings = state.settings
+    check_tool_arguments(arguments or {}, settings.max_sql_chars, settings.max_body_bytes)
     limits = ExploreLimits(timeout_s=settings.query_timeout_s, python_enabled=enabled)
     explorer = Explorer(database.layer, executor_for(state, database), role=database.role, limits=limits)
     return JSONResponse(explorer.call(name, arguments or {}))

@@ -118,3 +118,37 @@ def test_serve_with_several_workers_serves_and_reloads_in_each(tmp_path: Path, s
                     break
                 assert time.monotonic() < deadline, f"a worker kept the old layer: {results}"
                 time.sleep(0.3)
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "example.org"])
+def test_serve_open_refuses_a_non_loopback_host(no_env: None, capsys: pytest.CaptureFixture[str], host: str) -> None:
+    assert main(["serve", "--open", "--host", host, "--models-dir", "semantic_models"]) == 2
+    err = capsys.readouterr().err
+    assert f"on {host}" in err and "--allow-open-remote" in err and "--api-keys" in err
+
+
+def test_serve_open_refuses_a_non_loopback_host_from_the_environment(no_env: None, monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("SMQ_OPEN_ACCESS", "1")
+    monkeypatch.setenv("SMQ_HOST", "0.0.0.0")
+    assert main(["serve", "--models-dir", "semantic_models"]) == 2
+    assert "SMQ_ALLOW_OPEN_REMOTE" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.8.9.10", True), ("::1", True), ("[::1]", True), ("localhost", True),
+    ("0.0.0.0", False), ("::", False), ("10.0.0.1", False), ("smq.example.org", False),
+])
+def test_loopback_hosts(host: str, loopback: bool) -> None:
+    from smq_cli.commands.service_commands import is_loopback
+
+    assert is_loopback(host) is loopback
+
+
+def test_serve_open_on_every_interface_with_allow_open_remote(tmp_path: Path) -> None:
+    import httpx
+
+    from .conftest import running_service
+
+    with running_service("--open", "--host", "0.0.0.0", "--allow-open-remote", "--models-dir", "semantic_models") as base:
+        assert httpx.get(f"{base}/v1/databases", timeout=10).status_code == 200
