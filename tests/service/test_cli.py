@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +14,7 @@ import yaml
 
 from service.auth import KeyStore, hash_key
 from smq_cli.main import main
+from tests.conftest import ROOT
 
 
 def test_keys_hash_prints_the_digest_the_service_accepts(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -120,19 +125,25 @@ def test_serve_with_several_workers_serves_and_reloads_in_each(tmp_path: Path, s
                 time.sleep(0.3)
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "example.org"])
-def test_serve_open_refuses_a_non_loopback_host(no_env: None, capsys: pytest.CaptureFixture[str], host: str) -> None:
-    assert main(["serve", "--open", "--host", host, "--models-dir", "semantic_models"]) == 2
-    err = capsys.readouterr().err
-    assert f"on {host}" in err and "--allow-open-remote" in err and "--api-keys" in err
+def _serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`smq serve ARGS` in a child process: where a refusal is missing it would serve, so a timeout ends it."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SMQ_")}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return subprocess.run([sys.executable, "-m", "smq_cli.main", "serve", "--port", str(port), *args],
+                          env={**clean, **(env or {})}, cwd=ROOT, capture_output=True, text=True, timeout=60)
 
 
-def test_serve_open_refuses_a_non_loopback_host_from_the_environment(no_env: None, monkeypatch: pytest.MonkeyPatch,
-                                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setenv("SMQ_OPEN_ACCESS", "1")
-    monkeypatch.setenv("SMQ_HOST", "0.0.0.0")
-    assert main(["serve", "--models-dir", "semantic_models"]) == 2
-    assert "SMQ_ALLOW_OPEN_REMOTE" in capsys.readouterr().err
+def test_serve_open_refuses_a_non_loopback_host() -> None:
+    done = _serve("--open", "--host", "0.0.0.0", "--models-dir", "semantic_models")
+    assert done.returncode == 2, done.stderr
+    assert "on 0.0.0.0" in done.stderr and "--allow-open-remote" in done.stderr and "--api-keys" in done.stderr
+
+
+def test_serve_open_refuses_a_non_loopback_host_from_the_environment() -> None:
+    done = _serve("--models-dir", "semantic_models", env={"SMQ_OPEN_ACCESS": "1", "SMQ_HOST": "::"})
+    assert done.returncode == 2 and "SMQ_ALLOW_OPEN_REMOTE" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize(("host", "loopback"), [
