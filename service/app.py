@@ -81,7 +81,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
     app.state.smq = state
     errors.install(app)
-    limits.install(app, settings.max_body_bytes)  # inside CORS: a 413 still carries the CORS headers
+    assert state.quota is not None
+    limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing"],

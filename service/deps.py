@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -24,7 +23,7 @@ from smq_db.executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResu
 
 from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError
-from .limits import ConcurrencyQuota, InProcessQuota, quota_slot
+from .limits import ConcurrencyQuota, InProcessQuota, take_quota_slot
 from .registry import Entry, Registry, ReloadReport
 from .settings import Settings
 
@@ -105,8 +104,12 @@ def _header(credentials: HTTPAuthorizationCredentials | None, request: Request) 
 
 async def get_principal(state: StateDep, request: Request,
                         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
-    """The caller, or 401."""
-    return state.authenticate(_header(credentials, request))
+    """The caller, or 401; the request holds one of the caller's quota slots until its response is sent
+    (429 when the key has none free: `service.limits`)."""
+    principal = state.authenticate(_header(credentials, request))
+    assert state.quota is not None
+    await take_quota_slot(state.quota, principal.name, request.scope)
+    return principal
 
 
 async def get_optional_principal(
@@ -133,21 +136,9 @@ async def require_admin(principal: PrincipalDep) -> Principal:
 AdminDep = Annotated[Principal, Depends(require_admin)]
 
 
-async def hold_quota_slot(principal: PrincipalDep, state: StateDep) -> AsyncIterator[None]:
-    """One of the caller's in-progress slots, held until the response is sent (429 when none is free)."""
-    assert state.quota is not None
-    async with quota_slot(state.quota, principal.name):
-        yield
-
-
 async def get_database(db: Annotated[str, Path(description="database name, as in GET /v1/databases")],
-                       principal: PrincipalDep, state: StateDep,
-                       _slot: Annotated[None, Depends(hold_quota_slot)] = None) -> Database:
-    """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases.
-
-    Every route on a database holds one of the caller's quota slots while it runs (`_slot`); a direct
-    call (MCP) takes its slot itself.
-    """
+                       principal: PrincipalDep, state: StateDep) -> Database:
+    """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases."""
     registry = state.registry
     visible = [e.name for e in registry.entries() if may_use(principal, e)]
     if not principal.grants(db):

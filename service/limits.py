@@ -1,6 +1,6 @@
 """Bounds on what one request may cost: its body, its SQL, and how many of a key's requests run at once.
 
-* `BodyLimitMiddleware` refuses a body over SMQ_MAX_BODY_BYTES (413) before anything parses it: a
+* `LimitsMiddleware` refuses a body over SMQ_MAX_BODY_BYTES (413) before anything parses it: a
   declared Content-Length is checked before a byte is read, a chunked body while it streams in.
 * `check_sql_length` refuses SQL over SMQ_MAX_SQL_CHARS (413) before the guard parses it (3 MB of
   SQL took sqlglot 73 s and 4.4 GB).
@@ -84,21 +84,39 @@ def check_tool_arguments(arguments: dict[str, Any], max_sql_chars: int, max_byte
                                   "(SMQ_MAX_BODY_BYTES); send a smaller call", location=Location(field=name))
 
 
-class BodyLimitMiddleware:
-    """Reads a request's body up to `max_bytes` before the app sees it; over that, a 413 problem.
+QUOTA_SCOPE_KEY = "smq.quota_key"  # the key whose quota slot this request holds (set by `take_quota_slot`)
+
+
+class LimitsMiddleware:
+    """Reads a request's body up to `max_bytes` before the app sees it (over that, a 413 problem), and
+    gives back the quota slot a request took (`take_quota_slot`) once its response is sent.
 
     The body is buffered here and replayed to the app (FastAPI would buffer it anyway), so the
-    refusal is one clean response instead of an error raised in the middle of parsing.
+    refusal is one clean response instead of an error raised in the middle of parsing. Releasing the
+    slot here, not in a FastAPI dependency with `yield`, costs nothing per request (such a dependency
+    cost 90 µs, a twentieth of a small query's whole time in the service).
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, quota: ConcurrencyQuota | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.quota = quota
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") not in _BODY_METHODS:
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        try:
+            if scope.get("method") in _BODY_METHODS:
+                await self._bounded(scope, receive, send)
+            else:
+                await self.app(scope, receive, send)
+        finally:
+            key = scope.get(QUOTA_SCOPE_KEY)
+            if key is not None and self.quota is not None:
+                await self.quota.release(key)
+
+    async def _bounded(self, scope: Scope, receive: Receive, send: Send) -> None:
         declared = _content_length(scope)
         if declared is not None and declared > self.max_bytes:
             await self._refuse(scope, receive, send, declared)
@@ -190,16 +208,29 @@ class InProcessQuota:
             return self._in_flight.get(key, 0)
 
 
-@asynccontextmanager
-async def quota_slot(quota: ConcurrencyQuota, key: str) -> AsyncIterator[None]:
-    """One of `key`'s slots for the block, or QuotaExceeded at once."""
+async def _acquire(quota: ConcurrencyQuota, key: str) -> None:
     if not await quota.acquire(key):
         raise QuotaExceeded(f"API key '{key}' already has {quota.limit} requests in progress "
                             f"(SMQ_MAX_INFLIGHT_PER_KEY); retry after {RETRY_AFTER_S} s or when one has finished")
+
+
+@asynccontextmanager
+async def quota_slot(quota: ConcurrencyQuota, key: str) -> AsyncIterator[None]:
+    """One of `key`'s slots for the block, or QuotaExceeded at once (MCP tool calls)."""
+    await _acquire(quota, key)
     try:
         yield
     finally:
         await quota.release(key)
+
+
+async def take_quota_slot(quota: ConcurrencyQuota, key: str, scope: Scope) -> None:
+    """One of `key`'s slots for this HTTP request, or QuotaExceeded; `LimitsMiddleware` gives it back
+    after the response. A request holds one slot however often it asks."""
+    if scope.get(QUOTA_SCOPE_KEY) is not None:
+        return
+    await _acquire(quota, key)
+    scope[QUOTA_SCOPE_KEY] = key
 
 
 TITLES = {
@@ -228,9 +259,9 @@ async def _recursion_handler(request: Request, exc: Exception) -> JSONResponse:
                    title="The request nests too deeply")
 
 
-def install(app: FastAPI, max_body_bytes: int) -> None:
-    """The body limit and the problems of every limit (413, 422, 429, deep nesting)."""
+def install(app: FastAPI, max_body_bytes: int, quota: ConcurrencyQuota) -> None:
+    """The body limit, the release of quota slots, and the problems of every limit (413, 422, 429, deep nesting)."""
     app.add_exception_handler(LimitExceeded, _limit_handler)
     app.add_exception_handler(ResultTooLarge, _limit_handler)
     app.add_exception_handler(RecursionError, _recursion_handler)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=max_body_bytes)
+    app.add_middleware(LimitsMiddleware, max_bytes=max_body_bytes, quota=quota)

@@ -24,7 +24,7 @@ from engine.errors import EngineError
 from ..auth import OPEN_PRINCIPAL, Principal
 from ..deps import ServiceState
 from ..errors import Unauthorized
-from ..limits import BodyLimitMiddleware, check_tool_arguments, quota_slot
+from ..limits import LimitsMiddleware, check_tool_arguments, quota_slot
 from ..routes.health import service_version
 from .tools import ToolRunner, declared_tools
 
@@ -120,4 +120,4 @@ class BearerGate:
 
 def http_app(server: Server, state: ServiceState, *, host: str = "127.0.0.1") -> Any:
     """The streamable-HTTP ASGI app at /mcp, behind the key check."""
-    return BodyLimitMiddleware(BearerGate(server.streamable_http_app(host=host), state), state.settings.max_body_bytes)
+    return LimitsMiddleware(BearerGate(server.streamable_http_app(host=host), state), state.settings.max_body_bytes)

@@ -221,3 +221,16 @@ def test_reload_refuses_a_billion_laughs_layer_file_and_keeps_serving(tmp_path: 
         assert error["location"]["file"].endswith("shop/models/laughs.yml") and error["location"]["line"] == 5
         r = c.post(f"{SHOP}/query", json={"smq": SMQ})
         assert r.status_code == 200, r.text  # the last good version still serves
+
+
+def test_a_slot_is_given_back_whatever_the_answer(models_dir: Path, keys_file: Path) -> None:
+    app = create_app(Settings(models_dir=models_dir, api_keys_file=keys_file, max_inflight_per_key=1))
+    quota = app.state.smq.quota
+    with TestClient(app) as c:
+        for _ in range(3):  # with one slot, a slot kept by any of these would refuse the next as 429
+            assert c.post(f"{SHOP}/execute", json={"sql": "SELECT nope"}, headers=auth("all-key")).status_code == 400
+            assert c.post("/v1/databases/other/query", json={"smq": SMQ}, headers=auth("shop-key")).status_code == 403
+            assert c.post(f"{SHOP}/execute", json={"sql": "x" * 20_000_00}, headers=auth("all-key")).status_code == 413
+            assert c.get(f"{SHOP}", headers=auth("all-key")).status_code == 200
+            assert c.post(f"{SHOP}/query", json={"smq": SMQ}, headers=auth("all-key")).status_code == 200
+        assert quota.in_flight("all") == quota.in_flight("shop-only") == 0
