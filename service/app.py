@@ -17,13 +17,14 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
-from . import errors
+from . import errors, limits
 from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .registry import Registry
 from .routes import admin, ask, compile, databases, execute, health, playground, query, tools
 from .routes.health import service_version
+from .routes.schemas import problem_responses
 from .settings import Settings
 from .timing import ServerTimingMiddleware
 
@@ -80,13 +81,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
     app.state.smq = state
     errors.install(app)
+    assert state.quota is not None
+    limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing"],
                            max_age=600)
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
-    for module in (health, databases, compile, query, execute, admin, ask, tools):
-        app.include_router(module.router)
+    app.include_router(health.router)
+    for module in (databases, compile, query, execute, admin, ask, tools):  # every route here may meet a limit
+        app.include_router(module.router, responses=problem_responses(413, 429))
     app.include_router(playground.router)  # the web page at / (not in the OpenAPI document)
     return app
 

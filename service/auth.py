@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.errors import Location
+from engine.errors import LayerError, Location
+from engine.layer.yamlpos import load_yaml
 
 from .errors import ServiceConfigError, Unauthorized
 
@@ -89,15 +89,13 @@ class KeyStore:
     @classmethod
     def load(cls, path: Path) -> KeyStore:
         """Read and validate a keys file; any problem is a ServiceConfigError naming the entry."""
-        try:
-            data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ServiceConfigError(f"cannot read the API keys file {path}: {exc.strerror or exc}") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            raise ServiceConfigError(f"the API keys file is not valid YAML: {getattr(exc, 'problem', exc)}",
-                                     location=Location(str(path), mark.line + 1 if mark else 1,
-                                                       mark.column + 1 if mark else 1)) from None
+        try:  # the layer loader's YAML: positioned, size- and alias-limited (a keys file is a config file too)
+            data: Any = load_yaml(path, str(path))
+        except LayerError as exc:
+            if exc.code == "file_unreadable":
+                raise ServiceConfigError(f"cannot read the API keys file {path}: {exc.message.removeprefix('cannot read file: ')}") from None
+            raise ServiceConfigError(f"the API keys file is not valid YAML: {exc.message.removeprefix('YAML syntax error: ')}",
+                                     location=exc.location) from None
         if not isinstance(data, dict) or not isinstance(data.get("keys"), list):
             raise ServiceConfigError("the API keys file must hold a `keys:` list", location=Location(str(path), 1, 1))
         entries, names, digests = [], set(), set()

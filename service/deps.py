@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -20,9 +20,11 @@ from engine import Layer
 from engine.errors import nearest
 from engine.layer.model import Role
 from smq_db.executors import WithholdingExecutor
+from smq_db.executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, result_budget
 
 from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError
+from .limits import ConcurrencyQuota, InProcessQuota, take_quota_slot
 from .registry import Entry, Registry, ReloadReport
 from .settings import Settings
 
@@ -42,7 +44,12 @@ class ServiceState:
     registry: Registry
     keys: KeyStore | None  # None: open access (local demo)
     keys_error: str | None = None  # the last failed reload of the keys file (the previous keys stay)
+    quota: ConcurrencyQuota | None = None  # requests in progress per key; None: in-process, from the settings
     _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        if self.quota is None:
+            self.quota = InProcessQuota(self.settings.max_inflight_per_key)
 
     def authenticate(self, authorization: str | None) -> Principal:
         keys = self.keys
@@ -101,8 +108,12 @@ def _header(credentials: HTTPAuthorizationCredentials | None, request: Request) 
 
 async def get_principal(state: StateDep, request: Request,
                         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
-    """The caller, or 401."""
-    return state.authenticate(_header(credentials, request))
+    """The caller, or 401; the request holds one of the caller's quota slots until its response is sent
+    (429 when the key has none free: `service.limits`)."""
+    principal = state.authenticate(_header(credentials, request))
+    assert state.quota is not None
+    await take_quota_slot(state.quota, principal.name, request.scope)
+    return principal
 
 
 async def get_optional_principal(
@@ -151,11 +162,29 @@ async def get_database(db: Annotated[str, Path(description="database name, as in
 DatabaseDep = Annotated[Database, Depends(get_database)]
 
 
-def executor_for(state: ServiceState, database: Database) -> Executor:
-    """The executor of a database (503 problems come from BackendUnavailable / ConfigError).
+class CappedExecutor:
+    """A database's executor as the service uses it: every result held to SMQ_MAX_RESULT_BYTES of JSON,
+    and made JSON-safe within the query's timeout (`result_budget`); everything else is the executor's."""
 
-    For a key with an access role, database errors come back without the database's text
-    (it may quote rows or columns the role may not see; see smq_db.executors.withholding).
+    def __init__(self, executor: Any, max_result_bytes: int) -> None:
+        self.executor = executor
+        self.max_result_bytes = max_result_bytes
+
+    def __getattr__(self, name: str) -> Any:  # backend, dialect, close ...
+        return getattr(self.executor, name)
+
+    def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        with result_budget(max_bytes=self.max_result_bytes, timeout_s=timeout_s):
+            return self.executor.execute(sql, max_rows=max_rows, timeout_s=timeout_s)
+
+
+def executor_for(state: ServiceState, database: Database) -> Executor:
+    """The executor of a database as this caller uses it (503 problems come from BackendUnavailable / ConfigError).
+
+    Every result is capped in bytes (CappedExecutor). For a key with an access role, database errors come back
+    without the database's text (it may quote rows or columns the role may not see; smq_db.executors.withholding).
     """
-    executor = state.registry.executor(database.layer)
-    return WithholdingExecutor(executor, database.role) if database.role is not None else executor
+    executor: Any = state.registry.executor(database.layer)
+    if database.role is not None:
+        executor = WithholdingExecutor(executor, database.role)
+    return CappedExecutor(executor, state.settings.max_result_bytes)

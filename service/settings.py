@@ -27,6 +27,13 @@ class Settings(BaseSettings):
     port: int = Field(8000, ge=1, le=65535)
     max_rows: int = Field(10_000, ge=1, description="most rows one query or execute call returns")
     query_timeout_s: float = Field(30.0, gt=0, description="per-query time budget, cancelled on the engine")
+    max_body_bytes: int = Field(1_048_576, ge=1024, description="largest request body accepted (bytes); larger: 413")
+    max_sql_chars: int = Field(100_000, ge=100, description="longest SQL text accepted (characters); longer: 413")
+    max_result_bytes: int = Field(
+        16_777_216, ge=1024, description="largest JSON of the rows one query returns (bytes); larger: 422, page it")
+    max_inflight_per_key: int = Field(
+        8, ge=1, description="requests one API key may have in progress at once; more: 429 with Retry-After")
+    allow_open_remote: bool = Field(False, description="let --open (no keys) listen on a non-loopback interface")
     reload_models: bool = Field(False, description="watch the layer files and reload changed layers")
     reload_interval_s: float = Field(1.0, gt=0, description="how often the watcher polls file mtimes")
     backend_retry_s: float = Field(5.0, ge=0, description="how long a failed backend connection is not retried")

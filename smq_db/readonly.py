@@ -26,6 +26,7 @@ from sqlglot.tokens import TokenType
 
 from engine.errors import Location
 from engine.lru import LruCache
+from engine.nesting import too_deep, too_deep_message
 
 from engine.denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from .executors.errors import ReadOnlyViolation, SqlSyntaxError
@@ -74,12 +75,16 @@ def check_read_only(sql: str, dialect: str) -> exp.Expression:
     Raises ``ReadOnlyViolation`` (code ``not_read_only``) saying what was refused, or
     ``SqlSyntaxError`` (code ``sql_syntax``) with sqlglot's line and column.
     """
+    if too_deep(sql):
+        raise SqlSyntaxError(too_deep_message("SQL"), code="too_deeply_nested", location=Location(field="sql"))
     try:
         parsed = sqlglot.parse(sql, read=dialect)
         # a trailing comment after the last ';' comes back as a Semicolon node: not a statement
         statements = [s for s in parsed if s is not None and not isinstance(s, _SEMICOLON)]
     except (ParseError, TokenError) as error:
         raise _unparseable(sql, dialect, error) from None
+    except RecursionError:
+        raise SqlSyntaxError(too_deep_message("SQL"), code="too_deeply_nested", location=Location(field="sql")) from None
     if not statements:
         raise ReadOnlyViolation(f"the query is empty; {ONLY} expected")
     if len(statements) > 1:

@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .exprs import ExprError, parse_expression
-from .yamlpos import YMap, YSeq, load_yaml, where
+from .yamlpos import MAX_YAML_BYTES, YMap, YSeq, load_yaml, where
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -46,7 +46,8 @@ class BaseReader:
         shown = display_path(path)
         self.files.append(shown)
         try:
-            self.hasher.update(path.read_bytes())
+            with path.open("rb") as handle:  # a file over the limit is refused by load_yaml: hash no more of it
+                self.hasher.update(handle.read(MAX_YAML_BYTES + 1))
         except OSError:
             pass
         try:

@@ -3,6 +3,12 @@
 PyYAML's composer gives nodes with marks; we turn them into plain dicts, lists and
 scalars whose containers remember the line and column of each key and item, so that
 validation errors can point at `models/orders.yml:12:11`.
+
+Layer files come from people and from `/v1/reload`, so a file is bounded before it is trusted:
+at most MAX_YAML_BYTES, and aliases (`*name`) may rebuild at most MAX_ALIAS_VALUES values in
+total. The composer shares an anchored node between its aliases, so composing stays linear; it is
+building plain values from that graph that a "billion laughs" file (537 bytes, nine levels of
+ten aliases each) turns into 10^9 values.
 """
 
 from __future__ import annotations
@@ -19,6 +25,10 @@ try:  # the C loader is ~10x faster; fall back when libyaml is absent
     _Loader: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the platform's wheel
     _Loader = yaml.SafeLoader
+
+
+MAX_YAML_BYTES = 4 * 1024 * 1024  # one layer file; the largest real ones are tens of KB
+MAX_ALIAS_VALUES = 10_000  # values built again through aliases, per file
 
 
 @dataclass(frozen=True)
@@ -46,27 +56,64 @@ def _pos(mark: Any) -> Pos:
     return Pos(mark.line + 1, mark.column + 1)
 
 
-def _construct(node: yaml.Node, path: str, scalars: yaml.constructor.SafeConstructor) -> Any:
+class _Aliases:
+    """Counts values built more than once (through an alias) and stops past MAX_ALIAS_VALUES.
+
+    `where` is the innermost mapping or list written out in the file (not reached through an
+    alias) being built: where the aliases that go over the limit are used.
+    """
+
+    def __init__(self, display: str) -> None:
+        self.display = display
+        self.seen: set[int] = set()
+        self.reused = 0
+        self.where: Any = None
+
+    def visit(self, node: yaml.Node) -> Any:
+        """Count `node`; return the `where` to restore once it is built."""
+        outer = self.where
+        key = id(node)  # the graph holds every node while it is built, so ids stay unique
+        if key not in self.seen:
+            self.seen.add(key)
+            if not isinstance(node, yaml.ScalarNode):
+                self.where = node.start_mark
+            return outer
+        self.reused += 1
+        if self.reused > MAX_ALIAS_VALUES:
+            mark = outer or node.start_mark
+            raise LayerError(
+                f"YAML aliases (*name) here expand to more than {MAX_ALIAS_VALUES:,} values in this file "
+                "(aliases of aliases multiply); write the values out or use fewer aliases",
+                code="yaml_alias_limit", location=Location(self.display, mark.line + 1, mark.column + 1))
+        return outer
+
+
+def _construct(node: yaml.Node, path: str, scalars: yaml.constructor.SafeConstructor, aliases: _Aliases | None = None) -> Any:
+    outer = aliases.visit(node) if aliases is not None else None
     if isinstance(node, yaml.MappingNode):
         out = YMap()
         out.pos, out.key_pos, out.value_pos = node.start_mark, {}, {}
         for key_node, value_node in node.value:
             # keys stay text: YAML 1.1 would read the spec's `on:` as the boolean true
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(_construct(key_node, path, scalars))
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else str(_construct(key_node, path, scalars, aliases))
             if key in out:
                 raise LayerError(
                     f"duplicate key '{key}'",
                     code="yaml_duplicate_key",
                     location=Location(path, key_node.start_mark.line + 1, key_node.start_mark.column + 1),
                 )
-            out[key] = _construct(value_node, path, scalars)
+            out[key] = _construct(value_node, path, scalars, aliases)
             out.key_pos[key] = key_node.start_mark  # marks become Pos only when an error needs them
             out.value_pos[key] = value_node.start_mark
+        if aliases is not None:
+            aliases.where = outer
         return out
     if isinstance(node, yaml.SequenceNode):
-        seq = YSeq(_construct(item, path, scalars) for item in node.value)
+        seq = YSeq(_construct(item, path, scalars, aliases) for item in node.value)
         seq.pos = node.start_mark
         seq.item_pos = [item.start_mark for item in node.value]
+        if aliases is not None:
+            aliases.where = outer
         return seq
     return _scalar(node, scalars)
 
@@ -90,14 +137,23 @@ def _scalar(node: yaml.Node, scalars: yaml.constructor.SafeConstructor) -> Any:
     return scalars.construct_object(node, deep=True)  # dates, binary...
 
 
-def load_yaml(path: Path, display: str) -> Any:
-    """Parse one YAML file; syntax errors become a LayerError at the offending position."""
+def _read_text(path: Path, display: str) -> str:
+    """The file's text, never more than MAX_YAML_BYTES of it read into memory."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_YAML_BYTES + 1)  # never more than the limit into memory
+        if len(data) > MAX_YAML_BYTES:
+            raise LayerError(f"the file is larger than {MAX_YAML_BYTES:,} bytes, the limit for one layer file; "
+                             "split its models into several files", code="yaml_too_large", location=Location(display, 1, 1))
+        return data.decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise LayerError(f"cannot read file: {exc}", code="file_unreadable", location=Location(display, 1, 1)) from None
+
+
+def _compose(text: str, display: str) -> list[yaml.Node]:
+    """Every document's node tree; syntax errors become a LayerError at the offending position."""
     try:
-        node = yaml.compose(text, Loader=_Loader)
+        return [node for node in yaml.compose_all(text, Loader=_Loader) if node is not None]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -105,28 +161,31 @@ def load_yaml(path: Path, display: str) -> Any:
         raise LayerError(f"YAML syntax error: {problem}", code="yaml_syntax", location=Location(display, line, col)) from None
     except yaml.YAMLError as exc:  # pragma: no cover - non-marked errors are rare
         raise LayerError(f"YAML error: {exc}", code="yaml_syntax", location=Location(display, 1, 1)) from None
-    if node is None:
-        return None
-    return _construct(node, display, yaml.constructor.SafeConstructor())
+
+
+def _build(nodes: list[yaml.Node], text: str, display: str) -> list[Any]:
+    aliases = _Aliases(display) if "&" in text else None  # no anchor, no alias: nothing to count (one count per file)
+    scalars = yaml.constructor.SafeConstructor()
+    try:
+        return [_construct(node, display, scalars, aliases) for node in nodes]
+    except RecursionError:
+        raise LayerError("the YAML nests too deeply", code="yaml_syntax", location=Location(display, 1, 1)) from None
+
+
+def load_yaml(path: Path, display: str) -> Any:
+    """Parse one YAML file (one document); errors and limits become a LayerError at the offending position."""
+    text = _read_text(path, display)
+    nodes = _compose(text, display)
+    if len(nodes) > 1:
+        raise LayerError("the file holds several YAML documents (---); a layer file holds one",
+                         code="yaml_syntax", location=Location(display, nodes[1].start_mark.line + 1, 1))
+    return _build(nodes, text, display)[0] if nodes else None
 
 
 def load_yaml_documents(path: Path, display: str) -> list[Any]:
-    """Every document of a multi-document YAML file (`---` separated), positioned like `load_yaml`."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise LayerError(f"cannot read file: {exc}", code="file_unreadable", location=Location(display, 1, 1)) from None
-    try:
-        nodes = list(yaml.compose_all(text, Loader=_Loader))
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise LayerError(f"YAML syntax error: {problem}", code="yaml_syntax", location=Location(display, line, col)) from None
-    except yaml.YAMLError as exc:  # pragma: no cover - non-marked errors are rare
-        raise LayerError(f"YAML error: {exc}", code="yaml_syntax", location=Location(display, 1, 1)) from None
-    scalars = yaml.constructor.SafeConstructor()
-    return [_construct(node, display, scalars) for node in nodes if node is not None]
+    """Every document of a multi-document YAML file (`---` separated), positioned and limited like `load_yaml`."""
+    text = _read_text(path, display)
+    return _build(_compose(text, display), text, display)
 
 
 def where(display: str, container: Any, key: Any = None, *, field: str | None = None, at_key: bool = False) -> Location:

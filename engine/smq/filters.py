@@ -17,6 +17,7 @@ from sqlglot.errors import ParseError, TokenError
 from ..errors import Location, QueryError
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
+from ..nesting import too_deep, too_deep_message
 from .resolve import DimRef, Element, Resolver
 
 # Only what every supported engine runs the same way once sqlglot has transpiled it: this list is
@@ -104,6 +105,8 @@ def check_allowed(node: exp.Expression, text: str, field: str, what: str = "filt
 
 
 def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Filter:
+    if too_deep(text):
+        raise QueryError(too_deep_message("filter"), code="too_deeply_nested", location=Location(field=field))
     source = expand_templates(text, field)  # MetricFlow's `{{ Dimension('listing__x') }}` -> listing__x
     try:
         statements = sqlglot.parse(source, read=dialect)
@@ -111,6 +114,8 @@ def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Fil
         first = (getattr(exc, "errors", None) or [{}])[0]
         detail = first.get("description") or str(exc).splitlines()[0]
         raise QueryError(f"filter '{text}' does not parse: {detail}", code="invalid_filter", location=Location(field=field)) from None
+    except RecursionError:
+        raise QueryError(too_deep_message("filter"), code="too_deeply_nested", location=Location(field=field)) from None
     statements = [s for s in statements if s is not None]
     if len(statements) != 1:
         raise QueryError(f"filter '{text}': write one boolean expression (no ';')", code="invalid_filter", location=Location(field=field))

@@ -24,6 +24,7 @@ from engine.errors import EngineError
 from ..auth import OPEN_PRINCIPAL, Principal
 from ..deps import ServiceState
 from ..errors import Unauthorized
+from ..limits import LimitsMiddleware, check_tool_arguments, quota_slot
 from ..routes.health import service_version
 from .tools import ToolRunner, declared_tools
 
@@ -60,10 +61,13 @@ def build_server(state: ServiceState, *, default_db: str | None = None, python_e
         arguments = dict(params.arguments or {})
         try:
             principal = principal_of(ctx)
+            check_tool_arguments(arguments, state.settings.max_sql_chars, state.settings.max_body_bytes)
             database = await runner.resolve(principal, arguments)
             request = getattr(ctx, "request", None)
             session = (request.headers.get("mcp-session-id") if request is not None else None) or "stdio"
-            result, is_error = await anyio.to_thread.run_sync(runner.run, params.name, arguments, database, session)
+            assert state.quota is not None
+            async with quota_slot(state.quota, principal.name):  # the same per-key limit as REST
+                result, is_error = await anyio.to_thread.run_sync(runner.run, params.name, arguments, database, session)
         except EngineError as err:
             result, is_error = err.tool_error(), True
         text = json.dumps(result, default=str, ensure_ascii=False)
@@ -115,4 +119,4 @@ class BearerGate:
 
 def http_app(server: Server, state: ServiceState, *, host: str = "127.0.0.1") -> Any:
     """The streamable-HTTP ASGI app at /mcp, behind the key check."""
-    return BearerGate(server.streamable_http_app(host=host), state)
+    return LimitsMiddleware(BearerGate(server.streamable_http_app(host=host), state), state.settings.max_body_bytes)

@@ -15,6 +15,7 @@ from fastapi import APIRouter, Request
 from smq_db.rawsql import prepare_raw_sql
 
 from ..deps import DatabaseDep, StateDep, executor_for
+from ..limits import check_sql_length
 from .rows import RowsResponse, rows_response
 from .schemas import ExecuteRequest, Rows, problem_responses
 
@@ -24,6 +25,7 @@ router = APIRouter(prefix="/v1/databases", tags=["sql"], responses=problem_respo
 @router.post("/{db}/execute", response_model=Rows, summary="execute: run one read-only SELECT")
 def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
     layer = database.layer
+    check_sql_length(body.sql, state.settings.max_sql_chars)
     prepared = prepare_raw_sql(body.sql, layer.semantic, layer.graph, database.role_obj)
     result = executor_for(state, database).execute(prepared.sql, max_rows=state.settings.max_rows,
                                                    timeout_s=state.settings.query_timeout_s)

@@ -23,6 +23,7 @@ from agent.tool_registry import EXPLORE_TOOLS, PAPER_TOOLS, PYTHON, Offer, offer
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..errors import problem
+from ..limits import check_tool_arguments
 from .schemas import problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["tools"], responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
@@ -60,6 +61,7 @@ def run_tool(name: Annotated[str, Path(description="tool name, e.g. describe_tab
     if not tool(name, EXPLORE_TOOLS).available(Offer(python_enabled=enabled, role=database.role)):  # unknown: 404
         return problem(403, "tool_disabled", f"the {name} tool is not available on this service", request.url.path)
     settings = state.settings
+    check_tool_arguments(arguments or {}, settings.max_sql_chars, settings.max_body_bytes)
     limits = ExploreLimits(timeout_s=settings.query_timeout_s, python_enabled=enabled)
     explorer = Explorer(database.layer, executor_for(state, database), role=database.role, limits=limits)
     return JSONResponse(run_explore(explorer, name, arguments or {}))

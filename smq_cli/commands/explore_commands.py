@@ -50,6 +50,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     access = m.add_mutually_exclusive_group(required=True)
     access.add_argument("--api-keys", type=Path, metavar="FILE", help="YAML keys file (the service's format)")
     access.add_argument("--open", action="store_true", help="no keys, every caller an admin: local use only")
+    m.add_argument("--allow-open-remote", action="store_true",
+                   help="HTTP: let --open listen on a non-loopback interface (anyone who can reach it is an admin)")
     m.add_argument("--python", action="store_true", help="also offer the sandboxed python tool")
     m.add_argument("--max-rows", type=int, help="most rows one execute returns (default 10000)")
     m.add_argument("--query-timeout", type=float, metavar="SECONDS", help="per-query timeout (default 30)")
@@ -124,6 +126,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         print(f"smq: the MCP server needs the 'mcp' package and the service extras ({exc.name} is missing): "
               "pip install 'smq-semantic-layer[mcp]'", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
+    from .service_commands import is_loopback
+
+    if args.transport == "http" and args.open and not args.allow_open_remote and not is_loopback(args.host):
+        print(f"smq: refusing to serve MCP without keys (--open) on {args.host}: every caller that can reach it would "
+              "be an admin. Bind a loopback address (--host 127.0.0.1), give --api-keys FILE, or pass "
+              "--allow-open-remote if that is really meant", file=sys.stderr)
+        return ExitCode.BAD_INPUT
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     overrides = {"models_dir": args.models_dir, "api_keys_file": args.api_keys, "open_access": args.open or None,
                  "max_rows": args.max_rows, "query_timeout_s": args.query_timeout}

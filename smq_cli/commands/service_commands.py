@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     access = p.add_mutually_exclusive_group()
     access.add_argument("--api-keys", type=Path, metavar="FILE", help="YAML keys file (default: $SMQ_API_KEYS_FILE)")
     access.add_argument("--open", action="store_true", default=None,
-                        help="serve without keys, every caller an admin: local demo only (or SMQ_OPEN_ACCESS=1)")
+                        help="serve without keys, every caller an admin: local demo only (or SMQ_OPEN_ACCESS=1); "
+                             "refused on a non-loopback --host unless --allow-open-remote")
+    p.add_argument("--allow-open-remote", action="store_true", default=None,
+                   help="let --open listen on a non-loopback interface: anyone who can reach it is an admin "
+                        "(or SMQ_ALLOW_OPEN_REMOTE=1)")
     p.add_argument("--reload-models", action="store_true", default=None,
                    help="watch the layer files (and the keys file) and reload what changes")
     p.add_argument("--max-rows", type=int, help="most rows per query (default: $SMQ_MAX_ROWS, then 10000)")
@@ -50,6 +54,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     n.add_argument("--admin", action="store_true", help="may reload the layers")
     n.set_defaults(func=cmd_keys_new)
     keys.set_defaults(func=lambda args: (keys.print_help(sys.stderr), EXIT_BAD_INPUT)[1])
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` only listens on this machine: localhost or a loopback address (127.0.0.0/8, ::1)."""
+    import ipaddress
+
+    name = host.strip().strip("[]").lower()
+    if name == "localhost" or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:  # another host name: it may resolve to any interface
+        return False
 
 
 def hash_key(key: str) -> str:
@@ -100,7 +117,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
         "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
         "query_timeout_s": args.query_timeout, "log_level": args.log_level, "workers": args.workers,
-        "cors_origins": args.cors_origins,
+        "cors_origins": args.cors_origins, "allow_open_remote": args.allow_open_remote,
     }
     try:
         settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
@@ -108,6 +125,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
         first = exc.errors()[0]
         print(f"smq: invalid setting {'.'.join(map(str, first['loc']))}: {first['msg']}", file=sys.stderr)
         return EXIT_NOT_CONFIGURED
+    if settings.open_access and settings.api_keys_file is None and not settings.allow_open_remote \
+            and not is_loopback(settings.host):
+        print(f"smq: refusing to serve without keys (--open) on {settings.host}: every caller that can reach it "
+              "would be an admin. Bind a loopback address (--host 127.0.0.1), give --api-keys FILE, or pass "
+              "--allow-open-remote (SMQ_ALLOW_OPEN_REMOTE=1) if that is really meant", file=sys.stderr)
+        return EXIT_BAD_INPUT
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if settings.workers > 1 and not settings.reload_models:
         # POST /v1/reload reaches one worker only: every worker must notice file changes itself

@@ -6,12 +6,19 @@ same three things so callers never care which engine they talk to:
 * the read-only guard runs first, and the connection itself is read-only too (two locks);
 * at most ``max_rows`` rows come back, ``truncated`` says whether more existed;
 * a per-query timeout really cancels the query on the engine, and the connection stays usable.
+
+A caller may also set a ``result_budget`` around ``execute`` (the service does, for every call): the
+JSON size of the rows is then capped too (``ResultTooLarge``), and making them JSON-safe counts
+against the query's timeout (``QueryTimeout``), so a 200 MB cell or ten million small rows cannot
+hold a worker past either. It is a context variable so that every backend gets it without each
+executor passing it along.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
+import contextvars
 import functools
 import heapq
 import itertools
@@ -21,13 +28,16 @@ import operator
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
 
+import pydantic_core
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.tokens import TokenType
+
+from .errors import ExecutionError, QueryTimeout
 
 DEFAULT_MAX_ROWS = 10_000
 DEFAULT_TIMEOUT_S = 30.0
@@ -124,15 +134,68 @@ def _iso_duration(delta: dt.timedelta) -> str:
     return f"{sign}P{days}" + (f"T{clock}" if clock else "")
 
 
+class ResultTooLarge(ExecutionError):
+    """The rows, as JSON, are larger than the caller's byte cap; fewer rows or columns would fit."""
+
+    code = "result_too_large"
+
+
+@dataclass(frozen=True)
+class ResultBudget:
+    """What one query's result may cost beyond its rows: JSON bytes, and time up to a deadline."""
+
+    max_bytes: int | None
+    timeout_s: float | None
+    deadline: float | None  # time.perf_counter() value; None: no deadline
+
+
+_BUDGET: contextvars.ContextVar[ResultBudget | None] = contextvars.ContextVar("smq_result_budget", default=None)
+BUDGET_CHUNK_ROWS = 1024  # rows converted and measured at a time under a budget
+
+
+@contextlib.contextmanager
+def result_budget(*, max_bytes: int | None, timeout_s: float | None) -> Iterator[ResultBudget]:
+    """Within the block, ``make_result`` caps the rows' JSON at ``max_bytes`` and stops converting
+    them once ``timeout_s`` (from now) has passed; an executor's timeout covers only the database."""
+    deadline = None if timeout_s is None else time.perf_counter() + timeout_s
+    budget = ResultBudget(max_bytes, timeout_s, deadline)
+    token = _BUDGET.set(budget)
+    try:
+        yield budget
+    finally:
+        _BUDGET.reset(token)
+
+
 def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int, started: float) -> QueryResult:
     """Build the capped, JSON-safe result; ``rows`` may hold max_rows + 1 rows (the probe row)."""
     taken = list(itertools.islice(rows, max_rows + 1))
     truncated = len(taken) > max_rows
     if truncated:
         del taken[max_rows:]
-    kept = json_safe_rows(taken, len(columns))
+    budget = _BUDGET.get()
+    kept = json_safe_rows(taken, len(columns)) if budget is None else _budgeted_rows(taken, len(columns), budget)
     elapsed = round((time.perf_counter() - started) * 1000, 3)
     return QueryResult(list(columns), kept, truncated, elapsed, len(kept))
+
+
+def _budgeted_rows(rows: list[Sequence[Any]], width: int, budget: ResultBudget) -> list[list]:
+    """``json_safe_rows`` a chunk at a time, each chunk measured as JSON and the deadline checked between."""
+    out: list[list] = []
+    size = 1  # "[" + each chunk without its own "[" (its "]" stands for the comma, or the closing "]")
+    for start in range(0, len(rows), BUDGET_CHUNK_ROWS):
+        if budget.deadline is not None and time.perf_counter() > budget.deadline:
+            raise QueryTimeout(f"the result was still being converted when the query's {budget.timeout_s:g} s "
+                               f"timeout passed (after {start:,} of {len(rows):,} rows); ask for fewer rows or columns")
+        chunk = json_safe_rows(rows[start:start + BUDGET_CHUNK_ROWS], width)
+        if budget.max_bytes is not None:
+            size += len(pydantic_core.to_json(chunk)) - 1
+            if size > budget.max_bytes:
+                raise ResultTooLarge(
+                    f"the result is larger than the cap of {budget.max_bytes:,} bytes of JSON (passed within rows "
+                    f"{start + 1:,}-{start + len(chunk):,} of {len(rows):,}); ask for fewer rows at a time "
+                    "(`limit` and `offset` on a query, LIMIT/OFFSET in SQL), fewer columns, or filters")
+        out.extend(chunk)
+    return out
 
 
 _EXPONENT = operator.attrgetter("exponent")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import io
+import os
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +14,7 @@ import yaml
 
 from service.auth import KeyStore, hash_key
 from smq_cli.main import main
+from tests.conftest import ROOT
 
 
 def test_keys_hash_prints_the_digest_the_service_accepts(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -118,3 +123,52 @@ def test_serve_with_several_workers_serves_and_reloads_in_each(tmp_path: Path, s
                     break
                 assert time.monotonic() < deadline, f"a worker kept the old layer: {results}"
                 time.sleep(0.3)
+
+
+def _serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`smq serve ARGS` in a child process: where a refusal is missing it would serve, so a timeout ends it."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SMQ_")}
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return subprocess.run([sys.executable, "-m", "smq_cli.main", "serve", "--port", str(port), *args],
+                          env={**clean, **(env or {})}, cwd=ROOT, capture_output=True, text=True, timeout=60)
+
+
+def test_serve_open_refuses_a_non_loopback_host() -> None:
+    done = _serve("--open", "--host", "0.0.0.0", "--models-dir", "semantic_models")
+    assert done.returncode == 2, done.stderr
+    assert "on 0.0.0.0" in done.stderr and "--allow-open-remote" in done.stderr and "--api-keys" in done.stderr
+
+
+def test_serve_open_refuses_a_non_loopback_host_from_the_environment() -> None:
+    done = _serve("--models-dir", "semantic_models", env={"SMQ_OPEN_ACCESS": "1", "SMQ_HOST": "::"})
+    assert done.returncode == 2 and "SMQ_ALLOW_OPEN_REMOTE" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("host", "loopback"), [
+    ("127.0.0.1", True), ("127.8.9.10", True), ("::1", True), ("[::1]", True), ("localhost", True),
+    ("0.0.0.0", False), ("::", False), ("10.0.0.1", False), ("smq.example.org", False),
+])
+def test_loopback_hosts(host: str, loopback: bool) -> None:
+    from smq_cli.commands.service_commands import is_loopback
+
+    assert is_loopback(host) is loopback
+
+
+def test_serve_open_on_every_interface_with_allow_open_remote(tmp_path: Path) -> None:
+    import httpx
+
+    from .conftest import running_service
+
+    with running_service("--open", "--host", "0.0.0.0", "--allow-open-remote", "--models-dir", "semantic_models") as base:
+        assert httpx.get(f"{base}/v1/databases", timeout=10).status_code == 200
+
+
+def test_mcp_over_http_open_refuses_a_non_loopback_host() -> None:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("SMQ_")}
+    done = subprocess.run([sys.executable, "-m", "smq_cli.main", "mcp", "--transport", "http", "--open", "--host", "0.0.0.0",
+                           "--port", "1", "--models-dir", "semantic_models"], env=clean, cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "refusing to serve MCP without keys (--open) on 0.0.0.0" in done.stderr and "--allow-open-remote" in done.stderr

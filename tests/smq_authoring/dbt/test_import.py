@@ -275,3 +275,13 @@ def test_entities_and_time_axes_are_imported(imported: Path, mf_db: Path) -> Non
     # time_granularity: month makes a bare metric_time monthly
     got = answer(imported, mf_db, {"metrics": ["largest_listing"], "group_by": ["metric_time"]})
     assert got == truth(mf_db, "SELECT DATE_TRUNC('month', created_at)::DATE, MAX(capacity) FROM dim_listings_latest GROUP BY 1")
+
+
+def test_a_yaml_bomb_is_refused_with_its_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Aliases of aliases (a 'billion laughs') stop at the loader's limit, as for layer files."""
+    rows = ["semantic_models:", "  - &a [x, x, x, x, x, x, x, x, x, x]"]
+    rows += [f"  - &{b} [{', '.join([f'*{a}'] * 10)}]" for a, b in zip("abcdefgh", "bcdefghi")]
+    (tmp_path / "bomb").mkdir()
+    (tmp_path / "bomb" / "bomb.yml").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    assert main(["import", "dbt", "--from", str(tmp_path / "bomb"), "--db", "x", "--out", str(tmp_path / "o")]) == 2
+    assert "bomb.yml:5:" in capsys.readouterr().err and not (tmp_path / "o").exists()
