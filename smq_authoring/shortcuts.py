@@ -1,4 +1,5 @@
-"""Shortcut joins past a composite key: the transitive reduction of the join graph.
+"""Rules on the graph of inferred joins: shortcuts past a composite key (a transitive reduction),
+and references to a table that only extends another (moved to the table it extends).
 
 A table keyed by a composite (`takes(course_id, sec_id, semester, year) -> section`) also carries
 each part of the key by name, so inference finds a second, direct join from a part to the table the
