@@ -16,6 +16,7 @@ from sqlglot import exp
 from .catalog import ForeignKey, Table
 from .introspect import Source
 from .names import ID_SUFFIXES, base_tokens, identifier_word, singular, singular_tokens, tokens
+from .shortcuts import drop_shortcuts, extension_root
 
 EMIT_AT = 0.55  # lowest confidence written to joins.yml
 GENERIC_KEYS = ({"id"}, {"code"}, {"key"}, {"no"}, {"num"}, {"name"}, {"pk"})
@@ -78,6 +79,13 @@ def infer_links(source: Source | None, tables: list[Table], *, use_declared: boo
             continue
         links.append(best)
         taken |= best.pairs() | {(c, d, a, b) for a, b, c, d in best.pairs()}
+    keys = {t.name.lower(): t.key for t in tables}
+    links = [extension_root(link, links, keys) or link for link in links]
+    links, shortcuts = drop_shortcuts(links, keys)
+    for link, via in shortcuts:
+        skipped.append(Skipped(f"{link.from_table}({link.from_columns[0]}) -> {link.to_table}({link.to_columns[0]})",
+                               f"inferred, but a shortcut: {link.from_columns[0]} already reaches {link.to_table} through "
+                               f"{via.from_table}({', '.join(via.from_columns)}) -> {via.to_table}"))
     return links, skipped
 
 
@@ -221,8 +229,8 @@ def _targets(parent: Table, column: str) -> list[str]:
     same = parent.column(column)
     if same is not None and same.name not in out:
         names_table = flat(tokens(same.name)) == flat(singular_tokens(parent.name)) or _starts(singular_tokens(parent.name), tokens(same.name))
-        if id_like(same.name) and (parent.is_unique((same.name,)) and same.non_null or not parent.row_count):
-            out.append(same.name)
+        if id_like(same.name) and parent.is_unique((same.name,)) and (same.non_null or not parent.row_count):
+            out.append(same.name)  # on an empty table only a declared key or unique column: else both sides may repeat
         elif names_table and parent.is_unique((same.name,)) and same.non_null == parent.row_count:
             out.append(same.name)  # wine.Grape -> grapes.Grape
     return out
