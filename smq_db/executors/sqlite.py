@@ -38,6 +38,9 @@ class SqliteExecutor:
         except sqlite3.Error as error:
             raise BackendUnavailable(f"cannot open SQLite database {self.path}: {error}") from None
         conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)  # no ATTACH, even if the guard missed one
+        # SQLite stores whatever bytes it was given as TEXT (Northwind's product names are Latin-1): a value that is
+        # not UTF-8 comes back with U+FFFD in place of the bad bytes instead of failing the whole query
+        conn.text_factory = _decode_text
         return conn
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
@@ -72,3 +75,7 @@ class SqliteExecutor:
 
     def close(self) -> None:
         self._pool.close()
+
+
+def _decode_text(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace")

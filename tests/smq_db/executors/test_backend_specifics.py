@@ -231,3 +231,21 @@ def test_snowflake_second_lock_is_the_configured_role() -> None:
     assert opened and all(kw["role"] == "SMQ_READER" for kw in opened)
     assert opened[0]["session_parameters"]["STATEMENT_TIMEOUT_IN_SECONDS"] > 0
     assert opened[0]["session_parameters"]["QUERY_TAG"] == "bi"  # the layer's own session parameters win
+
+
+def test_sqlite_text_that_is_not_utf8_reads_with_replacement(tmp_path: Path) -> None:
+    """SQLite keeps any bytes as TEXT (Northwind's Latin-1 names): a query over them answers, it does not fail."""
+    import sqlite3
+
+    from smq_db.executors.sqlite import SqliteExecutor
+
+    path = tmp_path / "latin1.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE products (name TEXT)")
+        conn.execute("INSERT INTO products VALUES (CAST(? AS TEXT))", ("Pâté".encode("latin-1"),))
+        conn.execute("INSERT INTO products VALUES ('Tofu')")
+    executor = SqliteExecutor(path)
+    try:
+        assert executor.execute("SELECT name FROM products ORDER BY name").rows == [["P\ufffdt\ufffd"], ["Tofu"]]
+    finally:
+        executor.close()
