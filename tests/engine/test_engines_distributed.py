@@ -56,6 +56,8 @@ def demo_parquet(demo_files: dict[str, Path], tmp_path_factory: pytest.TempPathF
 def spark(demo_parquet: dict[str, Path]) -> Iterator[Any]:
     """The one local Spark session: two cores, two shuffle partitions, no UI, UTC."""
     pytest.importorskip("pyspark")
+    if os.environ.get("SMQ_SKIP_SPARK"):
+        pytest.skip("SMQ_SKIP_SPARK is set: the Spark cases are skipped (they need a JVM and add minutes on a busy machine)")
     from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]
@@ -64,9 +66,6 @@ def spark(demo_parquet: dict[str, Path]) -> Iterator[Any]:
         .appName("smq-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "1")
-        # the demo is a few thousand rows: compiling Java per query costs more than interpreting
-        .config("spark.sql.codegen.wholeStage", "false")
-        .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
         .config("spark.default.parallelism", "2")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.driver.bindAddress", "127.0.0.1")
