@@ -170,3 +170,75 @@ def test_databricks_sql_is_spark_sql(shop) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_clickhouse_matches_reference(shop, duckdb_runner, clickhouse_runner, case: dict) -> None:
     _check(shop, duckdb_runner, clickhouse_runner, case, "clickhouse")
+
+
+# ---------------------------------------------------------------------------------------------
+# engine pitfalls, one by one (the cases above cover them in context: decimals in every revenue
+# sum, identifier case in every output column name, NULL group keys in dirty_key_two_hops_null_group)
+
+
+def _pitfall_probe(dialect: str) -> str:
+    """One SELECT of the compiler's dialect helpers on constants: week start, grains, division."""
+    from sqlglot import exp
+
+    from engine.sql.dialects import add_interval, float_division, truncate
+
+    sunday = exp.Cast(this=exp.Literal.string("2024-01-07 13:45:00"), to=exp.DataType.build("TIMESTAMP"))
+    one, two, zero = (exp.Literal.number(n) for n in (1, 2, 0))
+    columns = {
+        "week": truncate(sunday.copy(), "week", dialect),
+        "quarter": truncate(sunday.copy(), "quarter", dialect),
+        "day": truncate(sunday.copy(), "day", dialect),
+        "next_month": add_interval(truncate(sunday.copy(), "month", dialect), 1, "month", dialect),
+        "half": float_division(one, two),  # integers: 0 under integer division
+        "by_zero": float_division(one.copy(), zero),  # ANSI Spark raises DIVIDE_BY_ZERO for 1 / 0
+    }
+    return exp.select(*[exp.alias_(e, name, quoted=True) for name, e in columns.items()]).sql(dialect)
+
+
+PITFALL_ROW = ("2024-01-01", "2024-01-01", "2024-01-07", "2024-02-01", 0.5, None)
+
+
+def test_clickhouse_pitfalls(clickhouse_runner: Runner) -> None:
+    columns, rows = clickhouse_runner(_pitfall_probe("clickhouse"))
+    assert rows == [PITFALL_ROW], "ISO week from Monday, DATE results, floating division, NULL for / 0"
+
+
+@pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "legacy"])
+def test_spark_pitfalls(spark_runner: Any, ansi: bool) -> None:
+    spark_runner.ansi(ansi)
+    columns, rows = spark_runner(_pitfall_probe("spark"))
+    assert rows == [PITFALL_ROW], "ISO week from Monday, DATE results, floating division, NULL for / 0"
+
+
+def test_clickhouse_left_join_misses_are_null_not_defaults(shop, clickhouse_runner: Runner) -> None:
+    """Without join_use_nulls ClickHouse gives '' for a customer without nation; the compiled SQL says 1."""
+    from sqlglot import exp
+
+    query = shop.compile_expression({"metrics": ["OrdersModel__orderCount"], "group_by": ["NationsModel__country"]}, "clickhouse")
+    assert isinstance(query, exp.Select) and query.args["settings"][0].sql("clickhouse") == "join_use_nulls = 1"
+    _, with_setting = clickhouse_runner(query.sql("clickhouse"))
+    query.set("settings", None)
+    _, without = clickhouse_runner(query.sql("clickhouse"))
+    assert None in [r[0] for r in with_setting] and "" not in [r[0] for r in with_setting]
+    assert "" in [r[0] for r in without], "ClickHouse's default behaviour, which the setting exists to avoid"
+
+
+def test_null_group_keys_merge_across_aggregations(shop, duckdb_runner: Runner, clickhouse_runner: Runner) -> None:
+    """Two facts grouped by a key with NULLs stack in a UNION ALL and regroup: one NULL row, not two."""
+    smq = {"metrics": ["OrdersModel__orderCount", "OrderItemsModel__revenue"], "group_by": ["order.customer.nation.NationsModel__country"]}
+    _, expected = duckdb_runner(shop.compile(smq, dialect="duckdb"))
+    _, actual = clickhouse_runner(shop.compile(smq, dialect="clickhouse"))
+    assert [r[0] for r in actual].count(None) == 1
+    assert_same_rows(actual, expected, False, "null keys on clickhouse")
+
+
+def test_clickhouse_range_join_is_stated_twice_only_when_alone() -> None:
+    import sqlglot
+
+    from engine.sql.dialects import finish
+
+    lone = finish(sqlglot.parse_one("SELECT 1 FROM p LEFT JOIN r ON r.t < p.e", read="clickhouse"), "clickhouse")
+    assert "ON r.t < p.e AND r.t < p.e" in lone.sql("clickhouse")
+    keyed = finish(sqlglot.parse_one("SELECT 1 FROM p LEFT JOIN r ON r.k = p.k", read="clickhouse"), "clickhouse")
+    assert "ON r.k = p.k SETTINGS" in keyed.sql("clickhouse")
