@@ -22,6 +22,7 @@ from typing import Any
 
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from ..dialect_functions import refuse_unsafe
 from ..readonly import ensure_read_only
 
 DEFAULT_MAX_RESULT_BYTES = 256 * 1024 * 1024
@@ -64,6 +65,7 @@ class ClickHouseExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
+        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/dialect_functions)
         client = self._connected()
         started = time.perf_counter()
         with CancelTimer(timeout_s, client.close) as timer:

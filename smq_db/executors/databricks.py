@@ -17,6 +17,7 @@ from typing import Any
 
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from ..dialect_functions import refuse_unsafe
 from ..readonly import ensure_read_only
 
 CONNECT_KEYS = ("server_hostname", "http_path", "access_token", "catalog", "schema")
@@ -33,6 +34,7 @@ class DatabricksExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
+        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/dialect_functions)
         config = {"STATEMENT_TIMEOUT": str(max(1, math.ceil(timeout_s))), "ANSI_MODE": "true"}
         try:
             conn = self._sql.connect(**self._kwargs, session_configuration=config)

@@ -20,6 +20,7 @@ from typing import Any
 
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from ..dialect_functions import refuse_unsafe
 from ..readonly import ensure_read_only
 
 
@@ -50,6 +51,7 @@ class SparkConnectExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
+        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/dialect_functions)
         session = self._connected()
         tag = f"smq-{uuid.uuid4().hex}"
         started = time.perf_counter()

@@ -64,3 +64,33 @@ def test_clickhouse_unreachable_is_backend_unavailable() -> None:
     with pytest.raises(BackendUnavailable) as caught:
         executor.execute("SELECT 1")
     assert caught.value.code == "backend_unavailable"
+
+
+@pytest.mark.parametrize("sql, dialect", [
+    ("SELECT * FROM url('http://169.254.169.254/latest', CSV)", "clickhouse"),
+    ("SELECT * FROM file('/etc/passwd', CSV)", "clickhouse"),
+    ("SELECT * FROM s3('https://bucket/x.parquet')", "clickhouse"),
+    ("SELECT * FROM remote('other:9000', db.t)", "clickhouse"),
+    ("SELECT * FROM executable('x.sh', CSV, 'a Int32')", "clickhouse"),
+    ("SELECT 1 SETTINGS max_execution_time = 0", "clickhouse"),
+    ("SELECT reflect('java.lang.Runtime', 'getRuntime')", "spark"),
+    ("SELECT java_method('java.lang.System', 'exit', 0)", "databricks"),
+])
+def test_engine_specific_escapes_are_refused(sql: str, dialect: str) -> None:
+    from smq_db.dialect_functions import refuse_unsafe
+
+    with pytest.raises(ReadOnlyViolation) as caught:
+        refuse_unsafe(sql, dialect)
+    assert caught.value.code == "not_read_only"
+
+
+def test_compiled_sql_passes_the_engine_specific_check() -> None:
+    from engine import load_layers
+    from smq_db.dialect_functions import refuse_unsafe
+
+    from ...conftest import DEMO_MODELS
+
+    shop = load_layers(DEMO_MODELS)["shop"]
+    smq = {"metrics": ["OrdersModel__orderCount"], "group_by": ["NationsModel__country", "OrdersModel__orderDate__week"]}
+    for dialect in ("clickhouse", "spark", "databricks"):
+        refuse_unsafe(shop.compile(smq, dialect=dialect), dialect)
