@@ -169,7 +169,7 @@ def finish(query: exp.Query, dialect: str) -> exp.Query:
         return query
     for join in query.find_all(exp.Join):
         _split_lone_inequality(join)
-    last: exp.Expression = query
+    last: exp.Expr = query
     while isinstance(last, exp.SetOperation) and not last.args.get("order") and not last.args.get("limit"):
         last = last.expression
     if not isinstance(last, exp.Select):  # a union with its own ORDER BY/LIMIT: settings go around it
