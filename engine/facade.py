@@ -22,7 +22,7 @@ from .smq.mf_names import MFNames
 from .smq.query import SMQ, parse_smq
 from .smq.resolve import Resolver
 from .sql.compose import compose
-from .sql.dialects import SUPPORTED_DIALECTS
+from .sql.dialects import SUPPORTED_DIALECTS, finish
 from .sql.render import Renderer
 
 DEFAULT_MODELS_DIR = "semantic_models"
@@ -99,7 +99,7 @@ class Layer:
             plan = Planner(self.semantic, self.graph, Resolver(self.semantic, hidden)).plan(spec)
             sources = self.restricted_sources(role, target)
             renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
-            return compose(plan, renderer)
+            return finish(compose(plan, renderer), target)
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-SUPPORTED_DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "trino")
+SUPPORTED_DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "trino", "spark", "databricks", "clickhouse")
+
+# Spark SQL as Databricks runs it: the same functions, so the same quirks
+SPARK_FAMILY = ("spark", "databricks")
+
+# ClickHouse's own functions return a Date for every grain; their names are case-sensitive
+_CLICKHOUSE_TRUNCATE = {"day": "toDate", "week": "toMonday", "month": "toStartOfMonth",
+                        "quarter": "toStartOfQuarter", "year": "toStartOfYear"}
+_CLICKHOUSE_ADD = {"day": "addDays", "month": "addMonths", "year": "addYears"}
 
 
 _TYPES: dict[str, exp.DataType] = {}
@@ -71,6 +79,8 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
         if grain == "year":
             return year_start
         return exp.DateAdd(this=year_start, expression=exp.Sub(this=_f("QUARTER", value), expression=_num(1)), unit=exp.var("QUARTER"))
+    if dialect == "clickhouse":  # DATE_TRUNC returns a DateTime for a DateTime; toMonday is the ISO week
+        return _f(_CLICKHOUSE_TRUNCATE[grain], value)
     if grain == "day":
         return to_date(value, dialect)
     if dialect == "bigquery":
@@ -81,7 +91,7 @@ def truncate(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
         day = exp.Cast(this=value, to=_type("DATE"))
         shift = exp.Sub(this=_f("DAYOFWEEKISO", day), expression=_num(1))
         return exp.Cast(this=_f("DATEADD", exp.var("DAY"), exp.Neg(this=exp.Paren(this=shift)), day), to=_type("DATE"))
-    # postgres, duckdb, trino, snowflake: DATE_TRUNC('unit', x), cast back to DATE (it returns a timestamp for timestamps)
+    # postgres, duckdb, trino, snowflake, spark (its 'week' starts on Monday too): DATE_TRUNC('unit', x), cast back to DATE (it returns a timestamp for timestamps)
     return exp.Cast(this=_f("DATE_TRUNC", _lit(grain), value), to=_type("DATE"))
 
 
@@ -130,6 +140,12 @@ def add_interval(value: exp.Expression, count: int, unit: str, dialect: str) -> 
         return exp.Cast(this=_f("DATEADD", exp.var(unit.upper()), _num(count), value), to=_type("DATE"))
     if dialect == "trino":
         return _f("DATE_ADD", _lit(unit), _num(count), value)
+    if dialect in SPARK_FAMILY:  # DATE_ADD(d, days) and ADD_MONTHS(d, months) return a DATE on every Spark
+        if unit == "day":
+            return _f("DATE_ADD", value, _num(count))
+        return _f("ADD_MONTHS", value, _num(count * 12 if unit == "year" else count))
+    if dialect == "clickhouse":
+        return _f(_CLICKHOUSE_ADD[unit], value, _num(count))
     if dialect == "postgres":
         shifted = exp.Add(this=value, expression=exp.Interval(this=_lit(f"{count} {unit}"), unit=None))
         return exp.Cast(this=shifted, to=_type("DATE"))
@@ -167,3 +183,41 @@ def float_division(numerator: exp.Expression, denominator: exp.Expression) -> ex
         this=exp.Cast(this=numerator, to=_type("DOUBLE")),
         expression=exp.Nullif(this=denominator, expression=_num(0)),
     )
+
+
+def finish(query: exp.Query, dialect: str) -> exp.Query:
+    """Settings a whole compiled query needs on its engine, carried in the SQL itself.
+
+    ClickHouse fills a LEFT JOIN's non-matching rows with the column type's default ('' and 0)
+    instead of NULL unless ``join_use_nulls = 1``: "no nation" would group as an empty string
+    and sums over missing rows would count zeros. The setting goes in the query's own SETTINGS
+    clause (on its last SELECT, where ClickHouse reads it for the whole query, a UNION included),
+    so the SQL means the same whether our executor or a user's client runs it.
+    """
+    if dialect != "clickhouse":
+        return query
+    for join in query.find_all(exp.Join):
+        _split_lone_inequality(join)
+    last: exp.Expr = query
+    while isinstance(last, exp.SetOperation) and not last.args.get("order") and not last.args.get("limit"):
+        last = last.expression
+    if not isinstance(last, exp.Select):  # a union with its own ORDER BY/LIMIT: settings go around it
+        query = exp.select("*").from_(query.subquery("smq_q"))
+        last = query
+    settings = list(last.args.get("settings") or [])
+    settings.append(exp.EQ(this=exp.column("join_use_nulls"), expression=_num(1)))
+    last.set("settings", settings)
+    return query
+
+
+_INEQUALITIES = (exp.LT, exp.LTE, exp.GT, exp.GTE)
+
+
+def _split_lone_inequality(join: exp.Join) -> None:
+    """ClickHouse plans a JOIN ON made of one inequality (``r.t < period + 1 month``, the running
+    total of a cumulative metric) as an equi-join and refuses it ("Cannot determine join keys");
+    with two conditions over both sides it plans a join on the condition, LEFT rows kept. The
+    condition is stated twice (``c AND c``): same rows, a plan ClickHouse has."""
+    on = join.args.get("on")
+    if isinstance(on, _INEQUALITIES):
+        join.set("on", exp.and_(on, on.copy()))

@@ -19,7 +19,7 @@ from engine.errors import Location, nearest
 from .base import DEFAULT_TIMEOUT_S, Executor, import_driver
 from .errors import ConfigError
 
-BACKENDS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery")
+BACKENDS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "trino", "clickhouse", "spark", "databricks")
 DEFAULT_DIALECTS = {b: b for b in BACKENDS}
 ALIASES = {"postgresql": "postgres", "mariadb": "mysql", "sqlite3": "sqlite"}
 
@@ -153,6 +153,42 @@ def _bigquery(settings: Mapping[str, Any], base_dir: Path, dialect: str, default
                             maximum_bytes_billed=_int(settings, "maximum_bytes_billed", 0) if billed else None, dialect=dialect)
 
 
+def _trino(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    from .trino import TrinoExecutor, settings_from
+
+    _require(settings, "host")
+    return TrinoExecutor(**settings_from(settings), port=_int(settings, "port", 8080), dialect=dialect)
+
+
+def _clickhouse(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    from .clickhouse import ClickHouseExecutor
+
+    _require(settings, "host")
+    return ClickHouseExecutor(settings, dialect=dialect)
+
+
+def _spark(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    from .spark import SparkConnectExecutor
+
+    _require(settings, "url")
+    return SparkConnectExecutor(str(settings["url"]), dialect=dialect)
+
+
+def _databricks(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    from .databricks import DatabricksExecutor
+
+    for key in ("server_hostname", "http_path", "access_token"):
+        _require(settings, key)
+    return DatabricksExecutor(settings, dialect=dialect)
+
+
+def _require(settings: Mapping[str, Any], key: str) -> None:
+    if settings.get(key) in (None, ""):
+        raise ConfigError(f"connection.{key} is required for the {settings['backend']} backend",
+                          location=Location(field=f"connection.{key}"))
+
+
 _BUILDERS: dict[str, Callable[[Mapping[str, Any], Path, str, float], Executor]] = {
     "sqlite": _sqlite, "duckdb": _duckdb, "postgres": _postgres, "mysql": _mysql, "snowflake": _snowflake, "bigquery": _bigquery,
+    "trino": _trino, "clickhouse": _clickhouse, "spark": _spark, "databricks": _databricks,
 }

@@ -1,0 +1,49 @@
+WITH `f0` AS (
+  SELECT
+    CAST(DATE_TRUNC('quarter', `orders`.order_date) AS DATE) AS `g0`,
+    SUM(
+      `order_items`.quantity * `order_items`.unit_price * (
+        1 - COALESCE(`order_items`.discount, 0)
+      )
+    ) AS `a0`
+  FROM order_items AS `order_items`
+  LEFT JOIN orders AS `orders`
+    ON `order_items`.order_id = `orders`.order_id
+  GROUP BY
+    CAST(DATE_TRUNC('quarter', `orders`.order_date) AS DATE)
+), `f1` AS (
+  SELECT
+    CAST(DATE_TRUNC('quarter', `orders`.order_date) AS DATE) AS `g0`,
+    SUM(`payments`.amount) AS `a1`
+  FROM payments AS `payments`
+  LEFT JOIN orders AS `orders`
+    ON `payments`.order_id = `orders`.order_id
+  GROUP BY
+    CAST(DATE_TRUNC('quarter', `orders`.order_date) AS DATE)
+), `merged` AS (
+  SELECT
+    `g0`,
+    MAX(`a0`) AS `a0`,
+    MAX(`a1`) AS `a1`
+  FROM (
+    SELECT
+      `g0`,
+      `a0`,
+      NULL AS `a1`
+    FROM `f0`
+    UNION ALL
+    SELECT
+      `g0`,
+      NULL AS `a0`,
+      `a1`
+    FROM `f1`
+  ) AS `stacked`
+  GROUP BY
+    `g0`
+)
+SELECT
+  `m`.`g0` AS `OrdersModel__orderDate__quarter`,
+  `m`.`a0` - `m`.`a1` AS `unpaidRevenue`
+FROM `merged` AS `m`
+ORDER BY
+  `OrdersModel__orderDate__quarter` ASC NULLS LAST

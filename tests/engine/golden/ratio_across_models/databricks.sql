@@ -1,0 +1,47 @@
+WITH `f0` AS (
+  SELECT
+    `orders`.channel AS `g0`,
+    SUM(
+      `order_items`.quantity * `order_items`.unit_price * (
+        1 - COALESCE(`order_items`.discount, 0)
+      )
+    ) AS `a0`
+  FROM order_items AS `order_items`
+  LEFT JOIN orders AS `orders`
+    ON `order_items`.order_id = `orders`.order_id
+  GROUP BY
+    `orders`.channel
+), `f1` AS (
+  SELECT
+    `orders`.channel AS `g0`,
+    COUNT(`orders`.order_id) AS `a1`
+  FROM orders AS `orders`
+  GROUP BY
+    `orders`.channel
+), `merged` AS (
+  SELECT
+    `g0`,
+    MAX(`a0`) AS `a0`,
+    MAX(`a1`) AS `a1`
+  FROM (
+    SELECT
+      `g0`,
+      `a0`,
+      NULL AS `a1`
+    FROM `f0`
+    UNION ALL
+    SELECT
+      `g0`,
+      NULL AS `a0`,
+      `a1`
+    FROM `f1`
+  ) AS `stacked`
+  GROUP BY
+    `g0`
+)
+SELECT
+  `m`.`g0` AS `OrdersModel__channel`,
+  CAST(`m`.`a0` AS DOUBLE) / NULLIF(`m`.`a1`, 0) AS `averageOrderValue`
+FROM `merged` AS `m`
+ORDER BY
+  `OrdersModel__channel` ASC NULLS LAST

@@ -1,0 +1,11 @@
+SELECT
+  TRIM("orders".status) AS "OrdersModel__status",
+  CAST(COUNT(CASE WHEN TRIM("orders".status) = 'returned' THEN "orders".order_id END) AS Nullable(Float64)) / nullIf(COUNT("orders".order_id), 0) AS "returnRate",
+  COUNT(CASE WHEN TRIM("orders".status) = 'returned' THEN "orders".order_id END) AS "returnedOrderCount",
+  COUNT("orders".order_id) AS "OrdersModel__orderCount"
+FROM orders AS "orders"
+GROUP BY
+  TRIM("orders".status)
+ORDER BY
+  "OrdersModel__status" ASC
+SETTINGS join_use_nulls = 1
