@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from sqlglot import exp
 
 from .denylist import denied_function_reason
+from .dialect_functions import ALLOWED as ENGINE_ALLOWED
+from .dialect_functions import DENIED as ENGINE_DENIED
 
 
 def _names(text: str) -> frozenset[str]:
@@ -150,11 +152,14 @@ def function_names(node: exp.Func) -> list[str]:
 
 
 def allowed_functions(dialect: str, extra: Iterable[str] = ()) -> frozenset[str]:
-    return COMMON | BY_DIALECT.get(dialect, frozenset()) | {name.lower() for name in extra}
+    """The dialect's allow-list (plus a layer's `extra`), never a name the dialect's engine knows to be dangerous."""
+    allowed = COMMON | BY_DIALECT.get(dialect, frozenset()) | ENGINE_ALLOWED.get(dialect, frozenset())
+    return (allowed | {name.lower() for name in extra}) - ENGINE_DENIED.get(dialect, {}).keys()
 
 
 def allowed_table_functions(dialect: str, extra: Iterable[str] = ()) -> frozenset[str]:
-    return TABLE_FUNCTIONS_COMMON | TABLE_BY_DIALECT.get(dialect, frozenset()) | {name.lower() for name in extra}
+    allowed = TABLE_FUNCTIONS_COMMON | TABLE_BY_DIALECT.get(dialect, frozenset()) | {name.lower() for name in extra}
+    return allowed - ENGINE_DENIED.get(dialect, {}).keys()
 
 
 def is_allowed(names: Iterable[str], allowed: frozenset[str]) -> bool:
@@ -163,7 +168,7 @@ def is_allowed(names: Iterable[str], allowed: frozenset[str]) -> bool:
     return any(n in allowed for n in names) and not any(denied_function_reason(n) for n in names)
 
 
-def why_not_allowable(name: str) -> str | None:
+def why_not_allowable(name: str, dialect: str | None = None) -> str | None:
     """Why an admin may not add `name` to a layer's allow-list (a known dangerous function), else None."""
-    reason = denied_function_reason(name)
+    reason = denied_function_reason(name) or (ENGINE_DENIED.get(dialect, {}).get(name.lower()) if dialect else None)
     return f"function {name.lower()} cannot be allowed ({reason})" if reason else None

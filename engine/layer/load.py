@@ -106,8 +106,8 @@ class _Reader(ElementReader):
                 if not FUNCTION_NAME.match(name):
                     self.errors.add(f"{loc.field}: '{text}' is not a function name (letters, digits and underscores, "
                                     "no schema, no parentheses)", loc, code="invalid_name")
-                elif why_not_allowable(name):
-                    self.errors.add(f"{loc.field}: {why_not_allowable(name)}; it stays refused for raw SQL", loc,
+                elif why_not_allowable(name, self.dialect):
+                    self.errors.add(f"{loc.field}: {why_not_allowable(name, self.dialect)}; it stays refused for raw SQL", loc,
                                     code="function_not_allowable")
                 else:
                     names.add(name)

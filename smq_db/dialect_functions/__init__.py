@@ -1,11 +1,8 @@
-"""Per-dialect function knowledge for the distributed engines (Spark/Databricks, ClickHouse), as data.
-
-Kept apart from the guard (smq_db/readonly.py, smq_db/denylist.py) so a per-dialect allow-list
-can take it over: ``ALLOWED`` names the functions a read-only analytic query needs on that engine
-(the ones the compiler emits first), ``DENIED`` the functions and table functions that read
-files, reach the network, run programs or reflect into the JVM, each with the reason shown to the
-user. Until the allow-list guard exists, ``refuse_unsafe`` applies ``DENIED`` (and ClickHouse's
-query-level SETTINGS) after the guard in the executors of these engines.
+"""The distributed engines' second lock: ``refuse_unsafe`` runs after the read-only guard in the executors of
+Spark/Databricks and ClickHouse, on everything they run (compiled SMQs included), refusing what
+engine/dialect_functions ``DENIED`` names for that engine (files, network, programs, JVM reflection) and any
+ClickHouse query-level SETTINGS but the compiler's own. Raw SQL meets the same names earlier, in the
+read policy's allow-list (engine/allowlist.py).
 """
 
 from __future__ import annotations
@@ -13,10 +10,7 @@ from __future__ import annotations
 from sqlglot import exp, parse_one
 from sqlglot.errors import ParseError
 
-from . import clickhouse, spark
-
-ALLOWED: dict[str, frozenset[str]] = {"spark": spark.ALLOWED, "databricks": spark.ALLOWED, "clickhouse": clickhouse.ALLOWED}
-DENIED: dict[str, dict[str, str]] = {"spark": spark.DENIED, "databricks": spark.DENIED, "clickhouse": clickhouse.DENIED}
+from engine.dialect_functions import ALLOWED, DENIED, clickhouse  # noqa: F401 - the data lives in engine/ (the allow-list reads it)
 
 
 def refuse_unsafe(sql: str, dialect: str) -> None:

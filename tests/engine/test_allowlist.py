@@ -154,3 +154,23 @@ def test_dangerous_or_malformed_names_in_the_extension_are_layer_errors_with_fil
                for e in errors), errors
     assert any("raw_sql.functions[1]: 'pg_catalog.lower' is not a function name" in e for e in errors), errors
     assert any("unknown key 'table_fns'" in e and "did you mean 'table_functions'" in e for e in errors), errors
+
+
+@pytest.mark.parametrize(("dialect", "sql", "name"), [
+    ("clickhouse", "SELECT * FROM url('http://10.0.0.1/x.csv', 'CSV')", "url"),
+    ("clickhouse", "SELECT * FROM file('/etc/passwd', 'LineAsString')", "file"),
+    ("clickhouse", "SELECT * FROM remote('db2', default.t)", "remote"),
+    ("spark", "SELECT reflect('java.lang.Runtime', 'getRuntime') FROM t", "reflect"),
+    ("databricks", "SELECT java_method('java.lang.System', 'getenv', 'HOME') FROM t", "java_method"),
+])
+def test_the_distributed_engines_dangerous_functions_are_refused_in_raw_sql(dialect: str, sql: str, name: str) -> None:
+    found = refusals(sql, dialect)
+    assert found and name in found[0][1].lower(), found
+
+
+def test_a_layer_cannot_allow_a_distributed_engines_dangerous_function(tmp_path: Path) -> None:
+    from engine.allowlist import why_not_allowable
+
+    assert "cannot be allowed (runs JVM code or programs)" in (why_not_allowable("reflect", "spark") or "")
+    assert why_not_allowable("reflect", "duckdb") is None  # only Spark knows it
+    assert "tomonday" in allowed_functions("clickhouse") and "url" not in allowed_functions("clickhouse", ["url"])
