@@ -45,3 +45,16 @@ def first_difference(ours: list[tuple], theirs: list[tuple]) -> tuple[tuple | No
     if len(a) != len(b):
         return (a[len(b)] if len(a) > len(b) else None), (b[len(a)] if len(b) > len(a) else None)
     return None
+
+
+def on_shared_groups(ours: list[tuple], theirs: list[tuple], width: int) -> tuple[int, int] | None:
+    """Where the row sets differ: over the groups (first WIDTH columns) both return, how many and how many
+    of those differ in a metric. None when a group repeats (limit/ties make it meaningless) or width is 0."""
+    if width == 0:
+        return None
+    a = {tuple(norm(v) for v in r[:width]): tuple(norm(v) for v in r[width:]) for r in ours}
+    b = {tuple(norm(v) for v in r[:width]): tuple(norm(v) for v in r[width:]) for r in theirs}
+    if len(a) != len(ours) or len(b) != len(theirs):
+        return None
+    shared = set(a) & set(b)
+    return len(shared), sum(1 for k in shared if not all(same(u, v) for u, v in zip(a[k], b[k])))

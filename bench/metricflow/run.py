@@ -20,7 +20,7 @@ from pathlib import Path
 import duckdb
 import yaml
 
-from bench.metricflow.compare import first_difference
+from bench.metricflow.compare import first_difference, on_shared_groups
 from engine import load_layers
 
 HERE = Path(__file__).resolve().parent
@@ -111,7 +111,9 @@ def verdict(query: dict, theirs: dict, ours: dict, refusals: list[str]) -> dict:
     if diff is None:
         out.update(verdict="equal", detail=f"{len(mf_rows)} row(s)")
     else:
-        out.update(verdict="differs", detail=f"ours {len(our_rows)} row(s), MetricFlow {len(mf_rows)}; "
+        shared = on_shared_groups(our_rows, mf_rows, len(q.get("group_by") or []))
+        where = f"; on the {shared[0]} group(s) both return, {shared[1]} differ" if shared else ""
+        out.update(verdict="differs", detail=f"ours {len(our_rows)} row(s), MetricFlow {len(mf_rows)}{where}; "
                                              f"first differing row: ours {diff[0]} vs MetricFlow {diff[1]}")
     return out
 
@@ -136,9 +138,12 @@ def main() -> None:
     layer = load_layers(PROJECT / "layers_yaml")["mf"]
     queries = yaml.safe_load((HERE / "queries.yml").read_text(encoding="utf-8"))["queries"]
     refusals = imports["yaml"]["refusals"]
-    results = [verdict(q, mf[q["id"]], our_answer(layer, database, q), refusals) for q in queries]
+    started = time.monotonic()
+    answers = {q["id"]: our_answer(layer, database, q) for q in queries}
+    ours_seconds = round(time.monotonic() - started, 1)
+    results = [verdict(q, mf[q["id"]], answers[q["id"]], refusals) for q in queries]
     from bench.metricflow.report import write_report
-    write_report(HERE / "report.md", results, imports, layer_diff, mf_seconds, PROJECT)
+    write_report(HERE / "report.md", results, imports, layer_diff, (mf_seconds, ours_seconds), PROJECT)
     print(Counter(r["verdict"] for r in results), Counter(r["form"] for r in results))
 
 
