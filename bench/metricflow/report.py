@@ -6,7 +6,7 @@ import json
 from collections import Counter
 from pathlib import Path
 
-VERDICTS = ("equal", "differs", "ours unsupported", "MetricFlow error")
+VERDICTS = ("equal", "differs", "ours unsupported", "MetricFlow error", "ours failed")
 
 
 def _cell(text: object) -> str:
@@ -25,7 +25,8 @@ def write_report(path: Path, results: list[dict], imports: dict, layer_diff: lis
         "dbt-core 1.10 / dbt-duckdb 1.9 on DuckDB, against `smq import dbt` of the same YAML. Rows compared as",
         "multisets, numbers to a relative 1e-6.", "",
         f"**{len(results)} queries: {counts['equal']} equal, {counts['differs']} differ, "
-        f"{counts['ours unsupported']} not supported by ours, {counts['MetricFlow error']} MetricFlow errors.** "
+        f"{counts['ours unsupported']} not supported by ours, {counts['MetricFlow error']} MetricFlow errors, "
+        f"{counts['ours failed']} failed on our side.** "
         f"Ours ran {forms.get('mf', 0)} in MetricFlow's names and {forms.get('native', 0)} in the layer's own names "
         "(the twin, while the engine does not accept MetricFlow's).", "",
         "## Setup", "",

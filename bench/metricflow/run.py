@@ -73,14 +73,20 @@ def our_answer(layer, database: Path, query: dict) -> dict:
         except Exception as exc:  # noqa: BLE001 - a refusal is a verdict
             tried.append(f"{form}: {str(exc).splitlines()[0][:300]}")
             continue
-        with duckdb.connect(str(database), read_only=True) as conn:
-            cursor = conn.execute(sql)
-            return {"form": form, "columns": [d[0] for d in cursor.description], "rows": cursor.fetchall(), "sql": sql}
+        try:
+            with duckdb.connect(str(database), read_only=True) as conn:
+                cursor = conn.execute(sql)
+                return {"form": form, "columns": [d[0] for d in cursor.description], "rows": cursor.fetchall(), "sql": sql}
+        except duckdb.Error as exc:  # compiled but does not run: a failure of ours, reported as such
+            return {"form": form, "failed": str(exc).splitlines()[0][:300], "sql": sql}
     return {"form": None, "refused": tried}
 
 
 def canonical(columns: list[str], rows: list, order: list[str]) -> list[tuple]:
-    """Rows with their columns in ORDER (MetricFlow orders group-by columns its own way)."""
+    """Rows with their columns in ORDER (MetricFlow orders group-by columns its own way); as they come when
+    the names do not match (then the contract's order is assumed: group_by first, then metrics)."""
+    if sorted(columns) != sorted(order):
+        return [tuple(row) for row in rows]
     index = [columns.index(name) for name in order]
     return [tuple(row[i] for i in index) for row in rows]
 
@@ -104,6 +110,9 @@ def verdict(query: dict, theirs: dict, ours: dict, refusals: list[str]) -> dict:
     if ours.get("form") is None:
         reason = left_out(query, refusals) or "; ".join(ours.get("refused") or []) or "no native twin"
         out.update(verdict="ours unsupported", detail=reason[:300])
+        return out
+    if "failed" in ours:
+        out.update(verdict="ours failed", detail=f"compiled but failed on DuckDB: {ours['failed']}")
         return out
     mf_rows = canonical(theirs["columns"], theirs["rows"], order)
     our_rows = canonical(ours["columns"], ours["rows"], order) if ours["form"] == "mf" else [tuple(r) for r in ours["rows"]]
