@@ -46,7 +46,7 @@ def main(project: Path, queries: Path, out: Path) -> None:
                 "columns": list(table.column_names),
                 "rows": [[_plain(v) for v in row] for row in table.rows], "sql": answer.sql}
         except Exception as exc:  # noqa: BLE001 - every MetricFlow refusal is a verdict, not a crash
-            results["answers"][query["id"]] = {"error": f"{type(exc).__name__}: {str(exc).strip()[:600]}"}
+            results["answers"][query["id"]] = {"error": f"{type(exc).__name__}: {str(exc).strip()[:4000]}"}
     out.write_text(json.dumps(results, indent=1), encoding="utf-8")
 
 

@@ -105,7 +105,9 @@ def verdict(query: dict, theirs: dict, ours: dict, refusals: list[str]) -> dict:
     order = list(q.get("group_by") or []) + list(q.get("metrics") or [])
     out = {"id": query["id"], "kind": query["kind"], "form": ours.get("form"), "note": query.get("note", "")}
     if "error" in theirs:
-        out.update(verdict="MetricFlow error", detail=theirs["error"].splitlines()[0][:200])
+        lines = [line.strip() for line in theirs["error"].splitlines() if line.strip()]
+        cause = next((line for line in reversed(lines) if "Error" in line or "Exception" in line), lines[-1])
+        out.update(verdict="MetricFlow error", detail=f"{lines[0][:120]} ... {cause[:200]}")
         return out
     if ours.get("form") is None:
         reason = left_out(query, refusals) or "; ".join(ours.get("refused") or []) or "no native twin"
