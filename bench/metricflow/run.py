@@ -21,6 +21,7 @@ import duckdb
 import yaml
 
 from bench.metricflow.compare import first_difference, on_shared_groups
+from bench.metricflow.report import write_report
 from engine import load_layers
 
 HERE = Path(__file__).resolve().parent
@@ -153,7 +154,6 @@ def main() -> None:
     answers = {q["id"]: our_answer(layer, database, q) for q in queries}
     ours_seconds = round(time.monotonic() - started, 1)
     results = [verdict(q, mf[q["id"]], answers[q["id"]], refusals) for q in queries]
-    from bench.metricflow.report import write_report
     write_report(HERE / "report.md", results, imports, layer_diff, (mf_seconds, ours_seconds), PROJECT)
     print(Counter(r["verdict"] for r in results), Counter(r["form"] for r in results))
 
