@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# MetricFlow in its own virtualenv (.bench-venvs/metricflow), then the DuckDB file and the dbt project
+# (.bench-venvs/metricflow-project) built from MetricFlow's simple_manifest and its table snapshots,
+# then `dbt parse` (writes target/semantic_manifest.json). Times each step into setup_times.json.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+VENV="$ROOT/.bench-venvs/metricflow"
+PROJECT="$ROOT/.bench-venvs/metricflow-project"
+PY="${SMQ_PYTHON:-$ROOT/.venv/bin/python}"
+cd "$ROOT"
+t0=$(date +%s)
+install=null  # null: the venv was already there
+if [ ! -x "$VENV/bin/mf" ]; then
+  python3 -m venv "$VENV"
+  "$VENV/bin/pip" install -q -r bench/metricflow/requirements.txt
+  install=$(( $(date +%s) - t0 ))
+fi
+t1=$(date +%s)
+"$PY" -m bench.metricflow.build_project "$PROJECT"
+t2=$(date +%s)
+(cd "$PROJECT" && "$VENV/bin/dbt" parse --profiles-dir . --quiet)
+t3=$(date +%s)
+printf '{"install_s": %s, "build_s": %d, "dbt_parse_s": %d}\n' "$install" $((t2-t1)) $((t3-t2)) > "$PROJECT/setup_times.json"
+cat "$PROJECT/setup_times.json"
