@@ -87,6 +87,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     for module in (health, databases, compile, query, execute, admin, ask, tools):
         app.include_router(module.router)
+    from . import request_errors; request_errors.install(app)  # noqa: E702 clear malformed-JSON/Content-Type answers
     from .routes import cube; app.include_router(cube.router)  # noqa: E702 Cube's REST API (docs/cube.md), one line to merge
     return app
 

@@ -118,3 +118,19 @@ def test_serve_with_several_workers_serves_and_reloads_in_each(tmp_path: Path, s
                     break
                 assert time.monotonic() < deadline, f"a worker kept the old layer: {results}"
                 time.sleep(0.3)
+
+
+def test_serve_on_a_busy_port_says_so_before_serving() -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "smq_cli.main", "serve", "--open", "--host", "127.0.0.1", "--port", str(port)],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert f"port {port} is already in use" in done.stderr and "serving" not in done.stderr
+    assert "Traceback" not in done.stderr
