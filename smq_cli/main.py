@@ -111,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"smq: internal error (please report it): {err.message}", file=sys.stderr)
         return ExitCode.INTERNAL
     except EngineError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        text = err.formatted()  # an error located at the SMQ argument itself reads `smq: <message>`, not `smq: smq: ...`
+        print(f"smq: {text.removeprefix('smq: ')}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `smq compile ... | head`
         return ExitCode.OK

@@ -43,3 +43,9 @@ def test_every_command_is_still_listed(capsys: pytest.CaptureFixture[str]) -> No
     out = capsys.readouterr().out
     for command in ("compile", "serve", "ask", "eval", "mcp", "import", "lint"):
         assert command in out
+
+
+def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", "--db", "shop", "{not json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smq: the SMQ argument is not valid JSON") and "smq: smq:" not in err
