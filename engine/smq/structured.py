@@ -233,19 +233,24 @@ def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
         return exp.Is(this=node, expression=exp.Null())
     if operator in ("equals", "notEquals"):
         literals = [_literal(v, kind == "number", f"{field}.values[{i}]") for i, v in enumerate(values)]
-        test = exp.EQ(this=node, expression=literals[0]) if len(literals) == 1 else exp.In(this=node, expressions=literals)
+        test: exp.Expression = (exp.EQ(this=node, expression=literals[0]) if len(literals) == 1
+                                else exp.In(this=node, expressions=literals))
         if operator == "equals":
             return test
         return exp.Paren(this=exp.Or(this=exp.Not(this=test), expression=exp.Is(this=node.copy(), expression=exp.Null())))
     if operator in ("contains", "startsWith", "endsWith", "notContains", "notStartsWith", "notEndsWith"):
         positive = operator if not operator.startswith("not") else operator[3].lower() + operator[4:]
-        test = _any([_like(node.copy(), str(v), positive) for v in values])
+        like = _any([_like(node.copy(), str(v), positive) for v in values])
         if not operator.startswith("not"):
-            return test
-        return exp.Paren(this=exp.Or(this=exp.Not(this=test), expression=exp.Is(this=node.copy(), expression=exp.Null())))
+            return like
+        return exp.Paren(this=exp.Or(this=exp.Not(this=like), expression=exp.Is(this=node.copy(), expression=exp.Null())))
     if operator in ("gt", "gte", "lt", "lte"):
-        cls = {"gt": exp.GT, "gte": exp.GTE, "lt": exp.LT, "lte": exp.LTE}[operator]
-        return cls(this=node, expression=_literal(values[0], kind == "number", f"{field}.values[0]"))
+        bound = _literal(values[0], kind == "number", f"{field}.values[0]")
+        if operator == "gt":
+            return exp.GT(this=node, expression=bound)
+        if operator == "gte":
+            return exp.GTE(this=node, expression=bound)
+        return exp.LT(this=node, expression=bound) if operator == "lt" else exp.LTE(this=node, expression=bound)
     start, end, inclusive = _range(values, field)
     upper = (exp.LTE if inclusive else exp.LT)(this=node.copy(), expression=end)
     if operator == "beforeDate":
