@@ -25,7 +25,7 @@ def _json_error(request: Request, body: bytes, err: dict[str, Any]) -> JSONRespo
     line, column = before.count("\n") + 1, position - (before.rfind("\n") + 1) + 1
     reason = str((err.get("ctx") or {}).get("error") or "JSON decode error")
     detail = f"the request body is not valid JSON: {reason} at line {line} column {column}"
-    item = {"code": "json_invalid", "message": detail, "location": {"field": "body", "line": line, "column": column},
+    item = {"code": "invalid_json", "message": detail, "location": {"field": "body", "line": line, "column": column},
             "suggestions": []}
     return problem(422, "invalid_request", detail, request.url.path, errors=[item])
 
@@ -33,7 +33,7 @@ def _json_error(request: Request, body: bytes, err: dict[str, Any]) -> JSONRespo
 def _content_type_error(request: Request, content_type: str) -> JSONResponse:
     got = f"'{content_type}'" if content_type else "no Content-Type"
     detail = f"send the request body as a JSON object with `Content-Type: application/json` (got {got})"
-    item = {"code": "content_type", "message": detail, "location": {"field": "body"}, "suggestions": ["application/json"]}
+    item = {"code": "invalid_request", "message": detail, "location": {"field": "body"}, "suggestions": ["application/json"]}
     return problem(422, "invalid_request", detail, request.url.path, errors=[item])
 
 
@@ -50,7 +50,7 @@ async def handler(request: Request, exc: Exception) -> JSONResponse:
         got = type(first.get("input")).__name__.replace("list", "an array").replace("str", "a string")
         detail = f"the request body must be a JSON object ({{\"smq\": ...}}), got {got}"
         return problem(422, "invalid_request", detail, request.url.path, errors=[
-            {"code": "body_type", "message": detail, "location": {"field": "body"}, "suggestions": []}])
+            {"code": "invalid_request", "message": detail, "location": {"field": "body"}, "suggestions": []}])
     return await _validation_handler(request, exc)
 
 
