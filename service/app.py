@@ -17,12 +17,12 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
-from . import errors, limits
+from . import errors, limits, request_errors
 from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .registry import Registry
-from .routes import admin, ask, compile, databases, execute, health, playground, query, tools
+from .routes import admin, ask, compile, cube, databases, execute, health, playground, query, tools
 from .routes.health import service_version
 from .routes.schemas import problem_responses
 from .settings import Settings
@@ -92,6 +92,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (databases, compile, query, execute, admin, ask, tools):  # every route here may meet a limit
         app.include_router(module.router, responses=problem_responses(413, 429))
     app.include_router(playground.router)  # the web page at / (not in the OpenAPI document)
+    request_errors.install(app)  # clear answers for malformed JSON and a wrong Content-Type
+    app.include_router(cube.router)  # Cube's REST API (docs/cube.md), not in the OpenAPI document
     return app
 
 

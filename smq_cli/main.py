@@ -21,12 +21,41 @@ from .exit_codes import ExitCode
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register, query_commands.register]
 
 
-def _optional_registrars() -> list[Callable]:
-    """Commands whose packages need optional dependencies register only when importable."""
+# command -> the module registering it: `smq compile` imports only what compile needs (not the agent, pandas, FastAPI)
+OPTIONAL_COMMANDS = {
+    "serve": "service_commands", "keys": "service_commands", "ask": "agent_commands", "directives": "explore_commands",
+    "mcp": "explore_commands", "eval": "eval_commands", "init": "authoring_commands", "test": "authoring_commands",
+    "lint": "authoring_commands", "import": "import_commands",
+}
+CORE_COMMANDS = ("validate", "compile", "elements", "query")
+
+
+class _VersionAction(argparse.Action):
+    """`smq --version`; the installed version is looked up only when asked (importlib.metadata is slow to import)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        from importlib import metadata
+
+        try:
+            version = metadata.version("smq-semantic-layer")
+        except metadata.PackageNotFoundError:
+            version = "unknown (not installed)"
+        print(f"smq {version}")
+        parser.exit()
+
+
+def _optional_registrars(command: str | None = None) -> list[Callable]:
+    """Commands whose packages need optional dependencies register only when importable; only `command`'s when named."""
     out = []
-    for module in ("smq_cli.commands.service_commands", "smq_cli.commands.agent_commands", "smq_cli.commands.explore_commands",
-                   "smq_cli.commands.eval_commands", "smq_cli.commands.authoring_commands",
-                   "smq_cli.commands.import_commands"):
+    names = dict.fromkeys(OPTIONAL_COMMANDS.values())
+    if command in CORE_COMMANDS or command == "--version":
+        names = {}
+    elif command in OPTIONAL_COMMANDS:
+        names = {OPTIONAL_COMMANDS[command]: None}
+    for module in (f"smq_cli.commands.{name}" for name in names):
         try:
             mod = __import__(module, fromlist=["register"])
         except ImportError:
@@ -35,15 +64,25 @@ def _optional_registrars() -> list[Callable]:
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; given the command about to run, only its module is imported (start-up time)."""
     parser = argparse.ArgumentParser(
         prog="smq",
         description="A semantic layer for LLM agents and BI tools: validate layers, compile SMQs to SQL, serve them.",
     )
+    parser.add_argument("--version", action=_VersionAction)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for register in REGISTRARS + _optional_registrars():
+    for register in REGISTRARS + _optional_registrars(command):
         register(sub)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The command named on the line, if it is a known one (else None: every command registers, for help and hints)."""
+    if list(argv[:1]) == ["--version"]:
+        return "--version"
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return first if first in CORE_COMMANDS or first in OPTIONAL_COMMANDS else None
 
 
 def _join_dash_values(argv: Sequence[str]) -> list[str]:
@@ -58,8 +97,9 @@ def _join_dash_values(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(_join_dash_values(sys.argv[1:] if argv is None else argv))
+    tokens = _join_dash_values(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command(tokens))
+    args = parser.parse_args(tokens)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return ExitCode.BAD_INPUT
@@ -71,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"smq: internal error (please report it): {err.message}", file=sys.stderr)
         return ExitCode.INTERNAL
     except EngineError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        text = err.formatted()  # an error located at the SMQ argument itself reads `smq: <message>`, not `smq: smq: ...`
+        print(f"smq: {text.removeprefix('smq: ')}", file=sys.stderr)
         return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `smq compile ... | head`
         return ExitCode.OK

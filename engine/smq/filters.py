@@ -19,6 +19,7 @@ from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
 from .resolve import DimRef, Element, Resolver
+from .structured import StructuredFilter, build
 
 # Only what every supported engine runs the same way once sqlglot has transpiled it: this list is
 # executed on SQLite, DuckDB, PostgreSQL, MariaDB and Snowflake in tests/engine/cases.yml.
@@ -104,7 +105,10 @@ def check_allowed(node: exp.Expression, text: str, field: str, what: str = "filt
         raise QueryError(f"{what} '{text}': {problem}", code="invalid_filter", location=Location(field=field))
 
 
-def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Filter:
+def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, dialect: str) -> Filter:
+    """A SQL-string filter (parsed, allow-listed) or a structured one (built), checked the same way."""
+    if isinstance(text, StructuredFilter):
+        return structured_filter(text, field, resolver, dialect)
     if too_deep(text):
         raise QueryError(too_deep_message("filter"), code="too_deeply_nested", location=Location(field=field))
     source = expand_templates(text, field)  # MetricFlow's `{{ Dimension('listing__x') }}` -> listing__x
@@ -124,6 +128,24 @@ def parse_filter(text: str, field: str, resolver: Resolver, dialect: str) -> Fil
     if not isinstance(node.unnest() if isinstance(node, exp.Paren) else node, (*PREDICATES, exp.Column, exp.Dot)):
         raise QueryError(f"filter '{text}' is not a condition; write a comparison such as `Model__element = 'value'`",
                          code="invalid_filter", location=Location(field=field))
+    return checked_filter(node, text, field, resolver)
+
+
+def structured_filter(spec: StructuredFilter, field: str, resolver: Resolver, dialect: str) -> Filter:
+    """A `{member, operator, values}` / `and` / `or` filter as the same checked tree a string filter gives."""
+
+    def kind_of(name: str, at: str) -> str:
+        ref = resolver.resolve(name, at)
+        if isinstance(ref, DimRef):
+            return "time" if ref.dimension.is_time or ref.grain else "number" if ref.dimension.type == "number" else "other"
+        return "number"  # measures and metrics
+
+    node = build(spec.data, field, kind_of)
+    return checked_filter(node, node.sql(dialect=dialect), field, resolver)
+
+
+def checked_filter(node: exp.Expression, text: str, field: str, resolver: Resolver) -> Filter:
+    """Resolve the element names of a filter tree and decide WHERE or HAVING."""
     refs: dict[str, Element] = {}
     for n in _element_nodes(node):
         name = column_name(n)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import Location, QueryError, nearest
+from .structured import StructuredFilter, check_shape
 
 SMQ_KEYS = ("metrics", "group_by", "filters", "order_by", "limit")
 
@@ -25,14 +26,14 @@ class OrderKey:
 class SMQ:
     metrics: tuple[str, ...] = ()
     group_by: tuple[str, ...] = ()
-    filters: tuple[str, ...] = ()
+    filters: tuple[str | StructuredFilter, ...] = ()  # SQL text or a structured (JSON) filter
     order_by: tuple[OrderKey, ...] = ()
     limit: int | None = None
 
     def canonical(self) -> str:
         """A stable text form, used as a cache key."""
         return json.dumps(
-            [self.metrics, self.group_by, self.filters, [(o.name, o.descending) for o in self.order_by], self.limit],
+            [self.metrics, self.group_by, [f if isinstance(f, str) else json.loads(f.spec) for f in self.filters], [(o.name, o.descending) for o in self.order_by], self.limit],
             separators=(",", ":"),
         )
 
@@ -59,6 +60,24 @@ def _names(raw: dict[str, Any], key: str) -> tuple[str, ...]:
         if item in seen and key != "filters":
             raise _err(f"'{item}' appears twice in {key} (positions {seen[item]} and {i})", f"{key}[{i}]", "duplicate_entry")
         seen[item] = i
+    return tuple(out)
+
+
+def _filters(raw: dict[str, Any]) -> tuple[str | StructuredFilter, ...]:
+    """`filters`: SQL-string filters and structured `{member, operator, values}` / `and` / `or` objects."""
+    value = raw.get("filters")
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list) or all(isinstance(v, str) for v in value):
+        return _names(raw, "filters")
+    out: list[str | StructuredFilter] = []
+    for i, item in enumerate(value):
+        if isinstance(item, str):
+            if not item.strip():
+                raise _err(f"'filters[{i}]' must be a non-empty string, got {item!r}", f"filters[{i}]", "invalid_smq")
+            out.append(item.strip())
+        else:
+            out.append(check_shape(item, f"filters[{i}]"))
     return tuple(out)
 
 
@@ -89,4 +108,4 @@ def parse_smq(raw: Any) -> SMQ:
     if limit is not None:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise _err(f"'limit' must be a non-negative integer, got {limit!r}", "limit", "invalid_smq")
-    return SMQ(metrics, group_by, _names(raw, "filters"), tuple(order), limit)
+    return SMQ(metrics, group_by, _filters(raw), tuple(order), limit)

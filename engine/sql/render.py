@@ -130,11 +130,13 @@ class Renderer:
             return None
 
         def fix(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.DateTrunc) and isinstance(n.this, exp.CurrentDate):  # structured relative date ranges
+                return truncate(n.this, n.args["unit"].name.lower(), self.dialect)
             if isinstance(n, (exp.Add, exp.Sub)) and isinstance(n.expression, exp.Interval):
                 parts = interval_parts(n.expression)
                 if parts is not None:  # checked when the filter was parsed
                     count, unit = parts
-                    return add_interval(n.this, -count if isinstance(n, exp.Sub) else count, unit, self.dialect)
+                    return add_interval(fix(n.this), -count if isinstance(n, exp.Sub) else count, unit, self.dialect)
             if isinstance(n, _COMPARISONS):
                 for a, b in (("this", "expression"), ("expression", "this")):
                     kind = time_type(n.args.get(a))

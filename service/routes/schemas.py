@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from typing_extensions import Annotated
+
+from .smq_schema import SMQ_SCHEMA
 
 SMQ_EXAMPLE = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"],
                "order_by": ["-OrdersModel__orderCount"]}
+# `smq` is read as any object (the engine checks it, with precise errors); the document shows its schema
+SmqBody = Annotated[dict[str, Any], WithJsonSchema({**SMQ_SCHEMA, "examples": [SMQ_EXAMPLE]})]
 
 
 class Strict(BaseModel):
@@ -106,7 +111,7 @@ class ElementsResponse(BaseModel):
 
 # -- compile / query / execute ------------------------------------------------------------------
 class CompileRequest(Strict):
-    smq: dict[str, Any] = Field(description="the SMQ: metrics, group_by, filters, order_by, limit", examples=[SMQ_EXAMPLE])
+    smq: SmqBody = Field(description="the SMQ: metrics, group_by, filters, order_by, limit")
     dialect: str | None = Field(None, description="SQL dialect of the output (default: the database's)")
     preview: bool = Field(True, description="run the query with LIMIT 5 and return the rows")
 
@@ -124,7 +129,7 @@ class CompileResponse(BaseModel):
 
 
 class QueryRequest(Strict):
-    smq: dict[str, Any] = Field(examples=[SMQ_EXAMPLE])
+    smq: SmqBody = Field(description="the SMQ: metrics, group_by, filters, order_by, limit")
     limit: int | None = Field(None, ge=0, description="page size (default and cap: the service's max rows)")
     offset: int = Field(0, ge=0, description="rows to skip (order the SMQ for stable pages)")
 

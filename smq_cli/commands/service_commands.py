@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import hashlib
 import logging
 import os
@@ -100,6 +101,29 @@ def cmd_keys_new(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def port_problem(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be served (in use, not an address of this machine...), or None: checked before
+    saying "serving", so a busy port is a clear message and exit code 2, not a traceback after a success line."""
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return f"cannot resolve host '{host}' ({exc.strerror})"
+    family, _, _, _, address = infos[0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: TIME_WAIT is no conflict
+        try:
+            probe.bind(address)
+        except PermissionError:
+            return f"no permission to use port {port} (ports below 1024 need root); pick another with --port"
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                return f"port {port} is already in use (another smq serve?); stop it or pick another with --port"
+            return f"{exc.strerror or exc}"
+    return None
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
@@ -130,6 +154,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"smq: refusing to serve without keys (--open) on {settings.host}: every caller that can reach it "
               "would be an admin. Bind a loopback address (--host 127.0.0.1), give --api-keys FILE, or pass "
               "--allow-open-remote (SMQ_ALLOW_OPEN_REMOTE=1) if that is really meant", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    busy = port_problem(settings.host, settings.port)
+    if busy:
+        print(f"smq: cannot serve on http://{settings.host}:{settings.port}: {busy}", file=sys.stderr)
         return EXIT_BAD_INPUT
     logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     if settings.workers > 1 and not settings.reload_models:

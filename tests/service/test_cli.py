@@ -172,3 +172,17 @@ def test_mcp_over_http_open_refuses_a_non_loopback_host() -> None:
                           text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "refusing to serve MCP without keys (--open) on 0.0.0.0" in done.stderr and "--allow-open-remote" in done.stderr
+def test_serve_on_a_busy_port_says_so_before_serving() -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "smq_cli.main", "serve", "--open", "--host", "127.0.0.1", "--port", str(port)],
+                              capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert f"port {port} is already in use" in done.stderr and "serving" not in done.stderr
+    assert "Traceback" not in done.stderr

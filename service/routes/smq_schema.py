@@ -1,0 +1,62 @@
+"""The SMQ as a JSON schema for the OpenAPI document (what `/query` and `/compile` take as `smq`).
+
+Only the document changes: the service still reads `smq` as any object and the engine checks it, so
+a bad SMQ keeps its precise 400 (`unknown_element` with the nearest name...) instead of a schema 422.
+The schema accepts what the parser accepts (a name alone for a list of one, null for absent), so a
+client generated from it never sends what the service refuses for its shape. Structured filters nest
+freely; the schema spells out two levels of `and`/`or` and leaves deeper ones open.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.smq.structured import OPERATORS
+
+# as the parser reads them: a list of names, one name alone, or null (absent)
+_NAMES = {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}}, {"type": "string", "minLength": 1},
+                    {"type": "null"}]}
+
+CONDITION: dict[str, Any] = {
+    "type": "object", "title": "FilterCondition", "additionalProperties": False, "required": ["member", "operator"],
+    "description": "a structured filter: an element name, an operator and its values (literals, never SQL)",
+    "properties": {
+        "member": {"type": "string", "minLength": 1, "description": "an element name, e.g. OrdersModel__status",
+                   "examples": ["OrdersModel__status"]},
+        "operator": {"type": "string", "enum": list(OPERATORS)},
+        "values": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]},
+                   "description": "literals; date ranges also as text: 'last 7 days', 'this month', 'from 2024-01-01 to 2024-03-31'"},
+    },
+}
+
+
+def _group(items: dict[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [
+        {"type": "object", "title": "FilterAnd", "additionalProperties": False, "required": ["and"],
+         "properties": {"and": {"type": "array", "minItems": 1, "items": items}}},
+        {"type": "object", "title": "FilterOr", "additionalProperties": False, "required": ["or"],
+         "properties": {"or": {"type": "array", "minItems": 1, "items": items}}},
+    ]}
+
+
+_INNER = {"anyOf": [CONDITION, _group({"type": "object", "description": "a condition or a further group"})]}
+_FILTER = {"anyOf": [{"type": "string", "minLength": 1}, CONDITION, _group(_INNER)]}
+
+SMQ_SCHEMA: dict[str, Any] = {
+    "type": "object", "title": "SMQ", "additionalProperties": False,
+    "description": "a semantic query: what to compute (metrics), by what (group_by), for which rows (filters), "
+                   "in which order and how many. At least one of metrics and group_by. See docs/smq.md.",
+    "properties": {
+        "metrics": {**_NAMES, "description": "measures (Model__measure) and metrics (by name)",
+                    "examples": [["OrdersModel__orderCount", "unpaidRevenue"]]},
+        "group_by": {**_NAMES, "description": "dimensions, optionally with a grain (Model__date__month) or a join path",
+                     "examples": [["OrdersModel__status", "OrdersModel__orderDate__month"]]},
+        "filters": {"anyOf": [{"type": "array", "items": _FILTER}, *_FILTER["anyOf"], {"type": "null"}],
+                    "description": "SQL-string conditions over element names, or structured filters (one alone is a list of one)",
+                    "examples": [["OrdersModel__orderDate >= '2024-01-01'",
+                                  {"member": "OrdersModel__channel", "operator": "equals", "values": ["web"]}]]},
+        "order_by": {**_NAMES, "description": "output columns; a leading '-' sorts descending",
+                     "examples": [["-OrdersModel__orderCount"]]},
+        "limit": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}], "description": "at most this many rows"},
+    },
+}

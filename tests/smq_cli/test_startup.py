@@ -1,0 +1,51 @@
+"""`smq --version`, and commands that do not evaluate start without the agent, pandas or FastAPI.
+
+A behavioural check (which modules get imported), not a timing: bench/cli_startup.py measures the time.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+
+import pytest
+
+from smq_cli.main import main
+
+HEAVY = ("pandas", "numpy", "pyarrow", "fastapi", "agent", "uvicorn", "httpx")
+
+
+def imported_modules(*argv: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "smq_cli.main", *argv],
+                          capture_output=True, text=True, timeout=120)
+    return {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.mark.parametrize("argv", [("compile", "--help"), ("validate", "--help"), ("query", "--help"), ("--version",)])
+def test_commands_that_do_not_evaluate_import_nothing_heavy(argv: tuple[str, ...]) -> None:
+    modules = imported_modules(*argv)
+    assert "smq_cli.main" in modules or "smq_cli.commands.engine_commands" in modules
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert not heavy, f"smq {' '.join(argv)} imports {heavy[:5]}"
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"smq {metadata.version('smq-semantic-layer')}"
+
+
+def test_every_command_is_still_listed(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    for command in ("compile", "serve", "ask", "eval", "mcp", "import", "lint"):
+        assert command in out
+
+
+def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compile", "--db", "shop", "{not json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("smq: the SMQ argument is not valid JSON") and "smq: smq:" not in err
