@@ -85,14 +85,15 @@ class JoinGraph:
         """Follow named edge keys from a model (role-playing references).
 
         Several edges may share a key (an entity joined to every model keyed by it, as MetricFlow
-        projects declare them): the last hop then goes to `target`, the model the element belongs to.
+        projects declare them): a hop then takes the edge from which the remaining keys reach `target`,
+        the model the element belongs to.
         """
         path: list[Step] = []
         current = start
         for i, key in enumerate(keys):
             options = [s for s in self.steps_from(current) if s.key == key]
-            if len(options) > 1 and target is not None and i == len(keys) - 1:
-                options = [s for s in options if s.target == target] or options
+            if len(options) > 1 and target is not None:
+                options = [s for s in options if self._leads_to(s, keys[i + 1:], target)] or options
             if not options:
                 valid = sorted({s.key for s in self.steps_from(current)})
                 from ..errors import nearest
@@ -108,6 +109,12 @@ class JoinGraph:
             path.append(options[0])
             current = options[0].target
         return tuple(path)
+
+    def _leads_to(self, step: Step, rest: list[str], target: str) -> bool:
+        """Whether the keys `rest`, walked from where `step` arrives, can end at `target`."""
+        if not rest:
+            return step.target == target
+        return any(self._leads_to(s, rest[1:], target) for s in self.steps_from(step.target) if s.key == rest[0])
 
     def walk_through(self, start: str, keys: list[str], element: str, target: str | None = None) -> Path:
         """Like walk, but a path named from another model may pass through `start`.

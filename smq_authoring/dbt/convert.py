@@ -70,6 +70,7 @@ class Converter(MetricMapping):
         self.bodies: dict[str, dict[str, Any]] = {}
         self.measures: dict[str, tuple[str, dict[str, Any]]] = {}  # measure -> (model, its dbt body)
         self.refused_measures: set[str] = set()
+        self.created: list[Found] = []  # simple metrics MetricFlow makes from measures with create_metric: true
         self.boolean_dimensions: set[str] = set()  # Model__dimension used as a bare condition: typed boolean
 
     def refuse(self, location: Location, message: str) -> None:
@@ -80,7 +81,9 @@ class Converter(MetricMapping):
         for found in self.sources.semantic_models:
             self.semantic_model(found)
         joins = self.joins()
-        mapped = [(found, metric) for found in self.sources.metrics if (metric := self.metric(found)) is not None]
+        explicit = {f.name for f in self.sources.metrics}
+        self.created = [f for f in self.created if f.name not in explicit]
+        mapped = [(found, metric) for found in [*self.sources.metrics, *self.created] if (metric := self.metric(found)) is not None]
         mapped = self.without_missing_inputs(mapped)
         for found, metric in mapped:
             self.bodies[self.metric_home(found, metric)].setdefault("metrics", []).append(metric)
@@ -215,6 +218,11 @@ class Converter(MetricMapping):
             if expr is None:
                 return None
         self.measures[name] = (model, item)
+        if item.get("create_metric"):
+            body = {"name": name, "type": "simple", "type_params": {"measure": name}}
+            if item.get("description"):
+                body["description"] = item["description"]
+            self.created.append(Found("metric", body, found.file, found.at(item).line))
         out: dict[str, Any] = {"name": name, "agg": AGGS[agg]}
         description = item.get("description") or item.get("label")
         if description:

@@ -34,6 +34,7 @@ class MetricMapping:
     bodies: dict[str, dict[str, Any]]
     measures: dict[str, tuple[str, dict[str, Any]]]
     refused_measures: set[str]
+    created: list[Found]
 
     def refuse(self, location: Location, message: str) -> None:
         raise NotImplementedError
@@ -101,7 +102,7 @@ class MetricMapping:
             mapped = kept
 
     def all_metric_names(self) -> set[str]:
-        return {f.name for f in self.sources.metrics}
+        return {f.name for f in self.sources.metrics} | {f.name for f in self.created}
 
     def metric_inputs(self, metric: dict[str, Any]) -> list[str]:
         if metric["type"] == "ratio":
@@ -182,7 +183,7 @@ class MetricMapping:
             return None
         model, measure, _ = got
         nested = params.get("cumulative_type_params") or {}
-        window = nested.get("window") or params.get("window")
+        window = _window_text(nested.get("window") or params.get("window"))
         grain = nested.get("grain_to_date") or params.get("grain_to_date")
         time_dim = self.measures[measure][1].get("agg_time_dimension") or self.models[model].agg_time_dimension
         if not time_dim or time_dim not in self.models[model].dimensions:
@@ -190,7 +191,11 @@ class MetricMapping:
                         f"(set defaults.agg_time_dimension on {model})")
             return None
         window_unit = re.fullmatch(r"\s*\d+\s+([a-z_]+?)s?\s*", str(window or "1 day").lower())
-        for what, unit in (("window", window_unit.group(1) if window_unit else str(window)), ("grain_to_date", grain)):
+        if window_unit is None:
+            self.refuse(found.at(nested if "window" in nested else params, "window"),
+                        f"metric '{found.name}': window '{window}' is not a window (write e.g. '7 days' or '3 months')")
+            return None
+        for what, unit in (("window", window_unit.group(1)), ("grain_to_date", grain)):
             if unit and str(unit).lower() not in GRAINS:
                 self.refuse(found.at(nested if what in nested else params, what),
                             f"metric '{found.name}': a {what} in {unit}s: grains below a day are {NOT_YET}")
@@ -233,3 +238,9 @@ class MetricMapping:
                 out.append(self.measures[measure][0])
         return out
 
+
+def _window_text(window: Any) -> str | None:
+    """A window as YAML writes it ('7 days') or as semantic_manifest.json does ({"count": 7, "granularity": "day"})."""
+    if isinstance(window, dict):
+        return f"{window.get('count')} {str(window.get('granularity') or '').lower()}"
+    return None if window in (None, "") else str(window)

@@ -22,7 +22,7 @@ import pytest
 from engine import load_layers
 
 from ..conftest import DEMO_MODELS, normalize
-from .test_engines import CASES, assert_same_rows
+from .test_engines import CASES, assert_same_rows, shop_with_extra_metrics
 
 Runner = Callable[[str], tuple[list[str], list[tuple]]]
 
@@ -30,6 +30,21 @@ Runner = Callable[[str], tuple[list[str], list[tuple]]]
 @pytest.fixture(scope="module")
 def shop():
     return load_layers(DEMO_MODELS)["shop"]
+
+
+class CaseLayers:
+    """The layer a case names (`layer:` in cases.yml), the demo by default."""
+
+    def __init__(self, layers: dict[str, Any]) -> None:
+        self.layers = layers
+
+    def compile(self, case: dict, dialect: str) -> str:
+        return self.layers[case.get("layer", "shop")].compile(case["smq"], dialect=dialect)
+
+
+@pytest.fixture(scope="module")
+def case_layers(shop: Any, tmp_path_factory: pytest.TempPathFactory) -> CaseLayers:
+    return CaseLayers({"shop": shop, "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"))})
 
 
 @pytest.fixture(scope="session")
@@ -137,9 +152,9 @@ def clickhouse_runner(chdb_session: Any) -> Runner:
 # the reference cases
 
 
-def _check(shop: Any, duckdb_runner: Runner, run: Runner, case: dict, dialect: str) -> None:
+def _check(layers: CaseLayers, duckdb_runner: Runner, run: Runner, case: dict, dialect: str) -> None:
     _, expected = duckdb_runner(case["reference"])
-    columns, actual = run(shop.compile(case["smq"], dialect=dialect))
+    columns, actual = run(layers.compile(case, dialect))
     smq = case["smq"]
     assert columns == [*smq.get("group_by", []), *smq.get("metrics", [])], "output columns are named and ordered as the SMQ"
     assert_same_rows(actual, expected, case.get("ordered", False), f"{case['name']} on {dialect}")
@@ -151,25 +166,25 @@ LEGACY_CASES = [c for c in CASES if any(k in c["name"] for k in ("ratio", "deriv
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_spark_matches_reference(shop, duckdb_runner, spark_runner, case: dict) -> None:
+def test_spark_matches_reference(case_layers, duckdb_runner, spark_runner, case: dict) -> None:
     spark_runner.ansi(True)
-    _check(shop, duckdb_runner, spark_runner, case, "spark")
+    _check(case_layers, duckdb_runner, spark_runner, case, "spark")
 
 
 @pytest.mark.parametrize("case", LEGACY_CASES, ids=[c["name"] for c in LEGACY_CASES])
-def test_spark_without_ansi_matches_reference(shop, duckdb_runner, spark_runner, case: dict) -> None:
+def test_spark_without_ansi_matches_reference(case_layers, duckdb_runner, spark_runner, case: dict) -> None:
     spark_runner.ansi(False)
-    _check(shop, duckdb_runner, spark_runner, case, "spark")
+    _check(case_layers, duckdb_runner, spark_runner, case, "spark")
 
 
-def test_databricks_sql_is_spark_sql(shop) -> None:
+def test_databricks_sql_is_spark_sql(case_layers) -> None:
     for case in CASES:
-        assert shop.compile(case["smq"], dialect="databricks") == shop.compile(case["smq"], dialect="spark"), case["name"]
+        assert case_layers.compile(case, "databricks") == case_layers.compile(case, "spark"), case["name"]
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
-def test_clickhouse_matches_reference(shop, duckdb_runner, clickhouse_runner, case: dict) -> None:
-    _check(shop, duckdb_runner, clickhouse_runner, case, "clickhouse")
+def test_clickhouse_matches_reference(case_layers, duckdb_runner, clickhouse_runner, case: dict) -> None:
+    _check(case_layers, duckdb_runner, clickhouse_runner, case, "clickhouse")
 
 
 # ---------------------------------------------------------------------------------------------

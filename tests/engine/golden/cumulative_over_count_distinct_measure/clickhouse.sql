@@ -1,0 +1,38 @@
+WITH "f0_rows" AS (
+  SELECT
+    CAST("orders".order_date AS Nullable(DATE)) AS "t",
+    UPPER(TRIM("orders".customer_ref)) AS "i0"
+  FROM orders AS "orders"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    toStartOfMonth("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" >= (
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" <= (
+      SELECT
+        MAX("t")
+      FROM "f0_rows"
+    )
+), "f0" AS (
+  SELECT
+    "p"."period" AS "g0",
+    COUNT(DISTINCT "r"."i0") AS "a0"
+  FROM "f0_periods" AS "p"
+  LEFT JOIN "f0_rows" AS "r"
+    ON "r"."t" < addMonths("p"."period", 1)
+    AND "r"."t" >= toStartOfYear(addDays(addMonths("p"."period", 1), -1))
+  GROUP BY
+    "p"."period"
+)
+SELECT
+  "m"."g0" AS "OrdersModel__orderDate__month",
+  "m"."a0" AS "customersYearToDate"
+FROM "f0" AS "m"
+ORDER BY
+  "OrdersModel__orderDate__month" ASC
+SETTINGS join_use_nulls = 1

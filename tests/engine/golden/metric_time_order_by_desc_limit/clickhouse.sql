@@ -1,0 +1,44 @@
+WITH "f0" AS (
+  SELECT
+    toMonday("payments".paid_at) AS "g0",
+    SUM("payments".amount) AS "a0"
+  FROM payments AS "payments"
+  GROUP BY
+    toMonday("payments".paid_at)
+), "f1" AS (
+  SELECT
+    toMonday("orders".order_date) AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  GROUP BY
+    toMonday("orders".order_date)
+), "merged" AS (
+  SELECT
+    "g0",
+    MAX("a0") AS "a0",
+    MAX("a1") AS "a1"
+  FROM (
+    SELECT
+      "g0",
+      "a0",
+      NULL AS "a1"
+    FROM "f0"
+    UNION ALL
+    SELECT
+      "g0",
+      NULL AS "a0",
+      "a1"
+    FROM "f1"
+  ) AS "stacked"
+  GROUP BY
+    "g0"
+)
+SELECT
+  "m"."g0" AS "metric_time__week",
+  "m"."a0" AS "PaymentsModel__amountPaid",
+  "m"."a1" AS "OrdersModel__orderCount"
+FROM "merged" AS "m"
+ORDER BY
+  "metric_time__week" DESC
+LIMIT 3
+SETTINGS join_use_nulls = 1
