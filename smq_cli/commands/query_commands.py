@@ -69,6 +69,7 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_query(args: argparse.Namespace) -> int:
     from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
+    from smq_db.open import open_for_layer
 
     smq = build_smq(args)
     layer = load_layers(models_dir(args))[args.db]
@@ -80,7 +81,7 @@ def cmd_query(args: argparse.Namespace) -> int:
                          code="bad_arguments")
     sql = layer.compile(smq, role=args.role)
     try:
-        executor = _open(layer)
+        executor = open_for_layer(layer)
     except (ConfigError, BackendUnavailable, OSError) as err:
         print(f"smq: {layer.name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
@@ -95,16 +96,6 @@ def cmd_query(args: argparse.Namespace) -> int:
     if result.truncated:
         print(f"smq: only the first {MAX_ROWS:,} rows are shown; add a limit", file=sys.stderr)
     return ExitCode.OK
-
-
-def _open(layer: Any) -> Any:
-    from smq_db.executors import create_executor
-
-    if layer.semantic.connection.get("demo"):
-        from smq_db.demo.build import ensure_demo
-
-        ensure_demo(layer.semantic.directory)
-    return create_executor(layer.semantic.connection, base_dir=layer.semantic.directory, dialect=layer.dialect)
 
 
 def render(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
