@@ -24,6 +24,8 @@ from smq_cli.main import main
 from .mf_data import MF, build_mf_duckdb
 
 SIMPLE = MF / "simple_manifest"
+# MetricFlow's model and data live in ../shared: skipped without it, failed in CI (tests/conftest.py)
+needs_mf = pytest.mark.shared_data(SIMPLE, MF / "simple_model_data")
 
 
 @pytest.fixture(scope="module")
@@ -91,12 +93,14 @@ CASES = [
 ]
 
 
+@needs_mf
 @pytest.mark.parametrize("smq,sql", CASES, ids=[", ".join(c[0]["metrics"]) for c in CASES])
 def test_imported_metrics_answer_like_hand_written_sql(imported: Path, mf_db: Path, smq: dict, sql: str) -> None:
     got, want = answer(imported, mf_db, smq), truth(mf_db, sql)
     assert close(got, want), (got, want)
 
 
+@needs_mf
 def test_every_left_out_construct_is_named_with_its_file_and_line(imported: Path) -> None:
     with pytest.raises(ImportRefused) as refused:
         import_dbt(SIMPLE, "mf", imported.parent / "not_written" / "mf", schema="main")
@@ -112,6 +116,7 @@ def test_every_left_out_construct_is_named_with_its_file_and_line(imported: Path
     assert any("median_booking_value" in line and "median aggregation" in line for line in lines)
 
 
+@needs_mf
 def test_joins_come_from_entities(imported: Path) -> None:
     joins = plain(load_yaml(imported / "mf" / "joins.yml", "joins.yml"))["joins"]
     listing = [j for j in joins if j["from"] == "bookings_source" and j["to"] == "listings_latest"]
@@ -121,6 +126,7 @@ def test_joins_come_from_entities(imported: Path) -> None:
     assert any(j["relationship"] == "one_to_one" and j["key"] == "user" for j in joins)
 
 
+@needs_mf
 def test_reimport_keeps_hand_edits(tmp_path: Path) -> None:
     out = tmp_path / "mf"
     import_dbt(SIMPLE, "mf", out, schema="main", partial=True)
@@ -264,6 +270,7 @@ def test_bad_inputs_say_what_is_wrong(tmp_path: Path, capsys: pytest.CaptureFixt
     assert capsys.readouterr().out.startswith("x: imported 2 model(s), 2 metric(s), 1 join(s)")  # no time spine: no running_revenue
 
 
+@needs_mf
 def test_entities_and_time_axes_are_imported(imported: Path, mf_db: Path) -> None:
     bookings = plain(load_yaml(imported / "mf" / "models" / "bookings_source.yml", "bookings_source.yml"))
     assert bookings["default_time_dimension"] == "ds" and bookings["primary_entity"] == "booking"

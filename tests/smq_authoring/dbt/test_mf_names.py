@@ -13,7 +13,10 @@ import yaml
 
 from engine import QueryError, load_layers
 
+from .mf_data import MF
 from .test_import import answer, close, imported, mf_db, shop_db, truth  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.shared_data(MF / "simple_manifest", MF / "simple_model_data")  # ../shared: skipped without it, failed in CI
 
 CASES = [
     # two fact models on one time axis (each on its own ds), grouped through the listing entity's join
