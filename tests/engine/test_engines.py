@@ -21,23 +21,31 @@ from engine import SUPPORTED_DIALECTS, Layer, load_layer, load_layers
 from ..conftest import DEMO_MODELS
 
 HERE = Path(__file__).parent
-CASES = yaml.safe_load((HERE / "cases.yml").read_text())
+# cases.yml, then every cases.d/*.yml (one file per feature, in name order)
+CASES = [case for file in [HERE / "cases.yml", *sorted((HERE / "cases.d").glob("*.yml"))]
+         for case in yaml.safe_load(file.read_text()) or []]
 GOLDEN = HERE / "golden"
 ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "snowflake")
 
 
 EXTRA_METRICS = yaml.safe_load((HERE / "extra_metrics.yml").read_text())
+# extra_metrics.d/*.yml: per model file, {dimensions: [...], measures: [...], metrics: [...]} to append
+EXTRA_ELEMENTS = [yaml.safe_load(file.read_text()) or {} for file in sorted((HERE / "extra_metrics.d").glob("*.yml"))]
 
 
 def shop_with_extra_metrics(folder: Path) -> Layer:
-    """A copy of the demo layer in `folder` with extra_metrics.yml's metrics appended to its models."""
+    """A copy of the demo layer in `folder` with extra_metrics.yml's metrics (and extra_metrics.d's
+    dimensions, measures and metrics) appended to its models."""
     target = folder / "shop"
     shutil.copytree(DEMO_MODELS / "shop", target, ignore=shutil.ignore_patterns("data"))
-    for file, metrics in EXTRA_METRICS.items():
-        path = target / "models" / file
-        model = yaml.safe_load(path.read_text())
-        model["metrics"] = [*model.get("metrics", []), *metrics]
-        path.write_text(yaml.safe_dump(model, sort_keys=False))
+    additions = [{file: {"metrics": metrics} for file, metrics in EXTRA_METRICS.items()}, *EXTRA_ELEMENTS]
+    for addition in additions:
+        for file, kinds in addition.items():
+            path = target / "models" / file
+            model = yaml.safe_load(path.read_text())
+            for kind, elements in kinds.items():
+                model[kind] = [*(model.get(kind) or []), *elements]
+            path.write_text(yaml.safe_dump(model, sort_keys=False))
     return load_layer(target)
 
 
