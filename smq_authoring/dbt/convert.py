@@ -37,7 +37,9 @@ class Refusal:
     message: str
 
     def formatted(self) -> str:
-        return f"{self.location.file}:{self.location.line}: {self.message}"
+        """`file:line: message`; in JSON (a manifest is often one line) `file:line:column: message`."""
+        column = f":{self.location.column}" if (self.location.file or "").endswith(".json") and self.location.column else ""
+        return f"{self.location.file}:{self.location.line}{column}: {self.message}"
 
 
 @dataclass

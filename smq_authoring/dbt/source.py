@@ -7,7 +7,6 @@ is written, so every later message can say `file:line`. Nothing here interprets 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,8 @@ class Found:
     kind: str  # semantic_model | metric | saved_query
     body: Any  # YMap for YAML, dict for JSON
     file: str  # as shown in messages
-    line: int = 1  # JSON has no positions: the line of the definition's "name", when found
+    line: int = 1  # JSON: where the definition's object starts (`_json_items` finds it)
+    column: int = 1  # JSON: its column, which is what tells definitions apart in a one-line manifest
 
     @property
     def name(self) -> str:
@@ -44,7 +44,7 @@ class Found:
         container = self.body if container is None else container
         if isinstance(container, (YMap, YSeq)):
             return where(self.file, container, key, field=field)
-        return Location(self.file, self.line, 1, field)
+        return Location(self.file, self.line, self.column, field)
 
 
 @dataclass
@@ -179,11 +179,12 @@ def _read_manifest(file: Path, shown: str) -> DbtSources:
         raise DbtSourceError("not a semantic manifest: no 'semantic_models' key (write it with `dbt parse`)",
                              location=Location(shown, 1, 1))
     sources = DbtSources(origin="semantic manifest", files=1)
-    lines = text.splitlines()
+    offsets = _json_items(text, PLURALS)
     for plural, kind in PLURALS.items():
-        for item in data.get(plural) or []:
+        for index, item in enumerate(data.get(plural) or []):
             if isinstance(item, dict):
-                sources.add(Found(kind, _manifest_body(kind, item), shown, _line_of(lines, item.get("name"))))
+                line, column = _line_column(text, offsets.get(plural, [])[index]) if index < len(offsets.get(plural, [])) else (1, 1)
+                sources.add(Found(kind, _manifest_body(kind, item), shown, line, column))
     config = data.get("project_configuration")
     if isinstance(config, dict):
         _time_spines(config, shown, sources)
@@ -211,14 +212,65 @@ def _unwrap_filters(value: Any) -> Any:
     return value
 
 
-def _line_of(lines: list[str], name: Any) -> int:
-    if not name:
-        return 1
-    needle = re.compile(r'"name"\s*:\s*' + re.escape(json.dumps(str(name))))
-    for number, line in enumerate(lines, start=1):
-        if needle.search(line):
-            return number
-    return 1
+def _json_items(text: str, keys: dict[str, str]) -> dict[str, list[int]]:
+    """Character offsets of the items of the top-level arrays named in `keys`, in file order: each item's
+    `"name"` key where it has one, else where the item starts.
+
+    `json` keeps no positions, and `dbt parse` writes the manifest on one line, where a line number alone
+    says nothing: this walks the objects with the decoder's own `raw_decode` (each value decoded in place,
+    so its start is known) instead of searching the text for names that may repeat at other depths.
+    """
+    found: dict[str, list[int]] = {}
+    for key, _, at in _members(text, _skip(text, 0)):
+        if key in keys and text[at:at + 1] == "[":
+            found[key] = [next((key_at for name, key_at, _ in _members(text, item) if name == "name"), item)
+                          for item in _elements(text, at)]
+    return found
+
+
+def _members(text: str, at: int) -> list[tuple[str, int, int]]:
+    """(key, where the key starts, where its value starts) of the JSON object starting at `at`."""
+    if text[at:at + 1] != "{":
+        return []
+    out = []
+    at = _skip(text, at + 1)
+    while text[at:at + 1] == '"':
+        key_at = at
+        key, at = _DECODER.raw_decode(text, at)
+        at = _skip(text, _skip(text, at) + 1)  # past the ':'
+        out.append((key, key_at, at))
+        _, at = _DECODER.raw_decode(text, at)
+        at = _skip(text, at)
+        if text[at:at + 1] == ",":
+            at = _skip(text, at + 1)
+    return out
+
+
+def _elements(text: str, at: int) -> list[int]:
+    """Where each element of the JSON array starting at `at` starts."""
+    out = []
+    at = _skip(text, at + 1)
+    while at < len(text) and text[at] != "]":
+        out.append(at)
+        _, at = _DECODER.raw_decode(text, at)
+        at = _skip(text, at)
+        if text[at:at + 1] == ",":
+            at = _skip(text, at + 1)
+    return out
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, at: int) -> int:
+    while at < len(text) and text[at] in " \t\r\n":
+        at += 1
+    return at
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 __all__ = ["DbtSourceError", "DbtSources", "Found", "read_dbt"]

@@ -292,3 +292,19 @@ def test_a_yaml_bomb_is_refused_with_its_place(tmp_path: Path, capsys: pytest.Ca
     (tmp_path / "bomb" / "bomb.yml").write_text("\n".join(rows) + "\n", encoding="utf-8")
     assert main(["import", "dbt", "--from", str(tmp_path / "bomb"), "--db", "x", "--out", str(tmp_path / "o")]) == 2
     assert "bomb.yml:5:" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_a_one_line_manifest_says_line_and_column(dbt_project: Path, tmp_path: Path) -> None:
+    """`dbt parse` writes the manifest on one line: a refusal points at the definition's column there."""
+    schema = yaml.safe_load(DBT_SCHEMA)
+    for model in schema["semantic_models"]:
+        model["node_relation"] = {"alias": model.pop("model").split("'")[1], "schema_name": "analytics", "database": "db"}
+    manifest = tmp_path / "semantic_manifest.json"
+    text = json.dumps({"semantic_models": schema["semantic_models"], "metrics": schema["metrics"],
+                       "project_configuration": {}, "saved_queries": []})
+    manifest.write_text(text, encoding="utf-8")
+    result = import_dbt(manifest, "one_line", tmp_path / "out", partial=True)
+    (refusal,) = result.refusals
+    assert refusal.location.line == 1 and refusal.location.column > 1
+    assert text[refusal.location.column - 1:].startswith('"name": "running_revenue"')
+    assert refusal.formatted().startswith(f"{manifest}:1:{refusal.location.column}: metric 'running_revenue'")
