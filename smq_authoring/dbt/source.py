@@ -31,8 +31,9 @@ class Found:
     kind: str  # semantic_model | metric | saved_query
     body: Any  # YMap for YAML, dict for JSON
     file: str  # as shown in messages
-    line: int = 1  # JSON: where the definition's object starts (`_json_items` finds it)
+    line: int = 1  # JSON: where the definition's "name" is written
     column: int = 1  # JSON: its column, which is what tells definitions apart in a one-line manifest
+    positions: JsonPositions | None = None  # JSON: where every value of the file is written
 
     @property
     def name(self) -> str:
@@ -44,7 +45,10 @@ class Found:
         container = self.body if container is None else container
         if isinstance(container, (YMap, YSeq)):
             return where(self.file, container, key, field=field)
-        return Location(self.file, self.line, self.column, field)
+        offset = self.positions.offset(container, key) if self.positions is not None else None
+        if offset is None:
+            return Location(self.file, self.line, self.column, field)
+        return Location(self.file, *self.positions.line_column(offset), field)  # type: ignore[union-attr]
 
 
 @dataclass
@@ -179,53 +183,90 @@ def _read_manifest(file: Path, shown: str) -> DbtSources:
         raise DbtSourceError("not a semantic manifest: no 'semantic_models' key (write it with `dbt parse`)",
                              location=Location(shown, 1, 1))
     sources = DbtSources(origin="semantic manifest", files=1)
-    offsets = _json_items(text, PLURALS)
+    positions = JsonPositions(text, data)
     for plural, kind in PLURALS.items():
-        for index, item in enumerate(data.get(plural) or []):
+        for item in data.get(plural) or []:
             if isinstance(item, dict):
-                line, column = _line_column(text, offsets.get(plural, [])[index]) if index < len(offsets.get(plural, [])) else (1, 1)
-                sources.add(Found(kind, _manifest_body(kind, item), shown, line, column))
+                body = _manifest_body(kind, item, positions)
+                offset = positions.offset(body, "name", at_key=True)
+                line, column = positions.line_column(offset if offset is not None else positions.offset(body) or 0)
+                sources.add(Found(kind, body, shown, line, column, positions))
     config = data.get("project_configuration")
     if isinstance(config, dict):
         _time_spines(config, shown, sources)
     return sources
 
 
-def _manifest_body(kind: str, item: dict[str, Any]) -> dict[str, Any]:
+def _manifest_body(kind: str, item: dict[str, Any], positions: JsonPositions) -> dict[str, Any]:
     """The manifest spells filters as {"where_filters": [{"where_sql_template": ...}]}: back to YAML's strings."""
     if kind == "semantic_model":
         return item
-    return _unwrap_filters(item)
+    return _unwrap_filters(item, positions)
 
 
-def _unwrap_filters(value: Any) -> Any:
+def _unwrap_filters(value: Any, positions: JsonPositions) -> Any:
     if isinstance(value, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for key, inner in value.items():
             if key in ("filter", "where") and isinstance(inner, dict) and "where_filters" in inner:
                 out[key] = [f.get("where_sql_template") for f in inner.get("where_filters") or [] if isinstance(f, dict)]
             else:
-                out[key] = _unwrap_filters(inner)
+                out[key] = _unwrap_filters(inner, positions)
+        positions.same_place(out, value)
         return out
     if isinstance(value, list):
-        return [_unwrap_filters(v) for v in value]
+        items = [_unwrap_filters(v, positions) for v in value]
+        positions.same_place(items, value)
+        return items
     return value
 
 
-def _json_items(text: str, keys: dict[str, str]) -> dict[str, list[int]]:
-    """Character offsets of the items of the top-level arrays named in `keys`, in file order: each item's
-    `"name"` key where it has one, else where the item starts.
+class JsonPositions:
+    """Where each value of a parsed JSON document is written, by (container, key).
 
     `json` keeps no positions, and `dbt parse` writes the manifest on one line, where a line number alone
-    says nothing: this walks the objects with the decoder's own `raw_decode` (each value decoded in place,
-    so its start is known) instead of searching the text for names that may repeat at other depths.
+    says nothing. This walks the text beside the parsed value with the decoder's own `raw_decode` (each
+    member decoded in place, so where it starts is known), instead of searching for names that repeat.
+    Containers are held here, so their `id()`s stay theirs.
     """
-    found: dict[str, list[int]] = {}
-    for key, _, at in _members(text, _skip(text, 0)):
-        if key in keys and text[at:at + 1] == "[":
-            found[key] = [next((key_at for name, key_at, _ in _members(text, item) if name == "name"), item)
-                          for item in _elements(text, at)]
-    return found
+
+    def __init__(self, text: str, document: Any) -> None:
+        self.text = text
+        self._at: dict[tuple[int, Any, bool], int] = {}
+        self._held: list[Any] = []
+        self._walk(document, _skip(text, 0))
+
+    def offset(self, container: Any, key: Any = None, at_key: bool = False) -> int | None:
+        """Where `container[key]` is written (its key with at_key; the container itself without a key)."""
+        return self._at.get((id(container), key, at_key))
+
+    def line_column(self, offset: int) -> tuple[int, int]:
+        line = self.text.count("\n", 0, offset) + 1
+        return line, offset - (self.text.rfind("\n", 0, offset) + 1) + 1
+
+    def same_place(self, copy: Any, original: Any) -> None:
+        """`copy` (a rewritten container) is written where `original` is."""
+        self._held.append(copy)
+        keys = original.keys() if isinstance(original, dict) else range(len(original))
+        for key in [None, *keys]:
+            for at_key in (False, True):
+                if (found := self._at.get((id(original), key, at_key))) is not None:
+                    self._at[(id(copy), key, at_key)] = found
+
+    def _walk(self, value: Any, at: int) -> None:
+        if isinstance(value, dict):
+            self._held.append(value)
+            self._at[(id(value), None, False)] = at
+            for key, key_at, value_at in _members(self.text, at):
+                self._at[(id(value), key, True)] = key_at
+                self._at[(id(value), key, False)] = value_at
+                self._walk(value[key], value_at)
+        elif isinstance(value, list):
+            self._held.append(value)
+            self._at[(id(value), None, False)] = at
+            for index, item_at in enumerate(_elements(self.text, at)):
+                self._at[(id(value), index, False)] = item_at
+                self._walk(value[index], item_at)
 
 
 def _members(text: str, at: int) -> list[tuple[str, int, int]]:
@@ -266,11 +307,6 @@ def _skip(text: str, at: int) -> int:
     while at < len(text) and text[at] in " \t\r\n":
         at += 1
     return at
-
-
-def _line_column(text: str, offset: int) -> tuple[int, int]:
-    line = text.count("\n", 0, offset) + 1
-    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
 __all__ = ["DbtSourceError", "DbtSources", "Found", "read_dbt"]
