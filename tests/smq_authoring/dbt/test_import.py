@@ -240,7 +240,7 @@ def test_a_semantic_manifest_imports_with_its_filters(dbt_project: Path, tmp_pat
         "metric 'running_revenue': a cumulative metric needs a time spine, and none was found "
         "(project_configuration time_spines, a dbt model with time_spine:, or metricflow_time_spine.sql)"]
     lines = manifest.read_text(encoding="utf-8").splitlines()
-    assert '"name": "running_revenue"' in lines[result.refusals[0].location.line - 1]
+    assert '"type": "cumulative"' in lines[result.refusals[0].location.line - 1]  # the refused metric's type
     orders = yaml.safe_load((tmp_path / "out" / "models" / "orders.yml").read_text(encoding="utf-8"))
     assert orders["table"] == "analytics.stg_orders"
     food = next(m for m in orders["metrics"] if m["name"] == "food_revenue")
@@ -306,5 +306,6 @@ def test_a_one_line_manifest_says_line_and_column(dbt_project: Path, tmp_path: P
     result = import_dbt(manifest, "one_line", tmp_path / "out", partial=True)
     (refusal,) = result.refusals
     assert refusal.location.line == 1 and refusal.location.column > 1
-    assert text[refusal.location.column - 1:].startswith('"name": "running_revenue"')
+    refused = text.index('"name": "running_revenue"')
+    assert text[refusal.location.column - 1:].startswith('"cumulative"') and refusal.location.column > refused
     assert refusal.formatted().startswith(f"{manifest}:1:{refusal.location.column}: metric 'running_revenue'")
