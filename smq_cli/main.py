@@ -60,7 +60,8 @@ def _optional_registrars(command: str | None = None) -> list[Callable]:
             mod = __import__(module, fromlist=["register"])
         except ImportError:
             continue
-        out.append(mod.register)
+        # no command named (`smq --help`, a typo): names and help suffice; a module may register just those, cheaply
+        out.append(getattr(mod, "register_summary", mod.register) if command is None else mod.register)
     return out
 
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import Layer, load_layers
+import engine
 
 from ..exit_codes import ExitCode
 from .engine_commands import add_models_dir, models_dir
@@ -99,7 +99,7 @@ def terminal_answerer() -> Any:
     return CallbackAnswerer(ask)
 
 
-def open_executor(layer: Layer) -> Executor:
+def open_executor(layer: engine.Layer) -> Executor:
     """The database's executor, building the demo database on first use (as the service does)."""
     from smq_db.open import open_for_layer
 
@@ -120,7 +120,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     except AgentConfigError as err:
         print(f"smq: {err.formatted()}", file=sys.stderr)
         return ExitCode.BAD_INPUT
-    layer = load_layers(models_dir(args))[args.db]  # unknown database: QueryError -> exit 2 in main
+    layer = engine.load_layers(models_dir(args))[args.db]  # unknown database: QueryError -> exit 2 in main
     layer.role(args.role)
     try:
         provider = make_provider(config)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine import load_layers
+import engine
 
 from ..exit_codes import ExitCode
 from .engine_commands import add_models_dir, models_dir
@@ -80,7 +80,7 @@ def cmd_directives(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
 
-    layer = load_layers(models_dir(args))[args.db]
+    layer = engine.load_layers(models_dir(args))[args.db]
     layer.role(args.role)
     provider = executor = None
     if args.infer:

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine import default_models_dir
+import engine
 from engine.errors import LayerError
 
 from ..exit_codes import ExitCode
@@ -47,7 +47,7 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
     from smq_authoring.dbt import ImportRefused, import_dbt
     from smq_authoring.init import ScaffoldError
 
-    out = args.out or (args.models_dir or default_models_dir()) / args.db
+    out = args.out or (args.models_dir or engine.default_models_dir()) / args.db
     try:
         result = import_dbt(args.source, args.db, out, dialect=args.dialect, schema=args.schema, partial=args.partial)
     except ImportRefused as err:
