@@ -15,6 +15,7 @@ from engine.errors import EngineError, InternalError
 
 from .commands import engine_commands, query_commands
 from .exit_codes import ExitCode
+from .messages import error_line
 
 
 # each entry: a module-level `register(subparsers)` that sets `func` on its parser
@@ -112,8 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"smq: internal error (please report it): {err.message}", file=sys.stderr)
         return ExitCode.INTERNAL
     except EngineError as err:
-        text = err.formatted()  # an error located at the SMQ argument itself reads `smq: <message>`, not `smq: smq: ...`
-        print(f"smq: {text.removeprefix('smq: ')}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `smq compile ... | head`
         return ExitCode.OK

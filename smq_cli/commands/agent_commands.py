@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import engine
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 from .engine_commands import add_models_dir, models_dir
 
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                       max_turns=args.max_turns, tools=parse_tools(args.tools) if args.tools else None,
                                       **reasoning_overrides(args, clarify_default=True))
     except AgentConfigError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     layer = engine.load_layers(models_dir(args))[args.db]  # unknown database: QueryError -> exit 2 in main
     layer.role(args.role)

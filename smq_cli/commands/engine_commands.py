@@ -12,6 +12,7 @@ from engine import LayerValidationError
 from engine.errors import EngineError, InternalError, QueryError
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 
 
 def add_models_dir(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +100,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     except InternalError:
         raise  # main() reports it as a bug, exit code 4
     except EngineError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     print(sql)
     return ExitCode.OK

@@ -18,6 +18,7 @@ from typing import Any
 
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 from .agent_commands import add_reasoning_flags, reasoning_overrides
 
 
@@ -163,7 +164,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
         print(f"smq: {err.message}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
     except (EvalInputError, AgentConfigError) as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     print(summary.text())
     if args.gold is not None:

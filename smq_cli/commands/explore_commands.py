@@ -16,6 +16,7 @@ from typing import Any, Iterator
 import engine
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 from .engine_commands import add_models_dir, models_dir
 
 
@@ -176,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except EngineError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
 
 

@@ -15,6 +15,7 @@ import engine
 from engine.errors import LayerError
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 
 
 
@@ -61,7 +62,7 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
         print(f"smq: internal error (please report it): {err}", file=sys.stderr)
         return ExitCode.INTERNAL
     except LayerError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     for refusal in result.refusals:
         print(f"{refusal.formatted()}", file=sys.stderr)

@@ -88,7 +88,11 @@ def test_every_command_is_still_listed(capsys: pytest.CaptureFixture[str]) -> No
         assert command in out
 
 
-def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compile", "--db", "shop", "{not json"]) == 2
+@pytest.mark.parametrize("smq, start", [("{not json", "smq: the SMQ argument is not valid JSON"),
+                                        ("[1]", "smq: the SMQ must be a JSON object"),
+                                        ('"x"', "smq: the SMQ is not valid JSON")])
+def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str], smq: str,
+                                                          start: str) -> None:
+    assert main(["compile", "--db", "shop", smq]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("smq: the SMQ argument is not valid JSON") and "smq: smq:" not in err
+    assert err.startswith(start) and "smq: smq:" not in err, err
