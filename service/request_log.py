@@ -173,7 +173,7 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str, ensure_ascii=False)
 
 
-JsonFormatter.converter = time.gmtime  # type: ignore[assignment]  # timestamps in UTC, as the Z says
+JsonFormatter.converter = time.gmtime  # timestamps in UTC, as the Z says
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"
 

@@ -77,7 +77,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         for ref, role in ((metric.numerator, "numerator"), (metric.denominator, "denominator")):
             if ref and ref not in layer.metrics and elements.get(ref) != "measure":
                 unknown(ref, role, measures + list(layer.metrics))
-            elif ref in layer.metrics:
+            elif ref and ref in layer.metrics:
                 graph[metric.name].append(ref)
         if metric.type == "derived" and metric.expr_node is not None:
             for ref in metric.inputs():
