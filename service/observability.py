@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
+from starlette.middleware import Middleware
 
 from . import docs_assets
 from .metrics import ServiceMetrics
-from .request_log import RequestLogMiddleware
+from .request_log import ProblemCodeMiddleware, RequestLogMiddleware
 from .routes import metrics as metrics_route
 from .routes.schemas import problem_responses
 
@@ -20,3 +21,4 @@ def install_observability(app: FastAPI) -> None:
     app.include_router(metrics_route.router, responses=problem_responses(429))
     docs_assets.install(app)
     app.add_middleware(RequestLogMiddleware, on_request=metrics.started, on_response=metrics.observe)
+    app.user_middleware.append(Middleware(ProblemCodeMiddleware))  # innermost: the code before any re-encoding

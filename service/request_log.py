@@ -5,7 +5,8 @@ is sane (1-128 characters of letters, digits and `._:-`) or makes one, echoes it
 `X-Request-ID`, and keeps it in a context variable so every log record of the request carries it
 (`request_id`, in both formats), the unhandled-error line with its error id included. When the
 response is sent it logs one line on `smq.access`: method, route template, path, status, duration,
-the API key's name (never the key) and, for a problem response, its `code`. The same facts go to
+the API key's name (never the key) and, for a problem response, its `code` (noted by the innermost
+`ProblemCodeMiddleware`, so a compression layer in between does not hide it). The same facts go to
 `on_response` (the Prometheus metrics, `service.metrics`).
 """
 
@@ -104,13 +105,50 @@ class RequestLogMiddleware:
         finally:
             done = Finished(method=scope.get("method", ""), route=route_template(scope), path=scope.get("path", ""),
                             status=status, seconds=time.perf_counter() - started, key=scope.get(QUOTA_SCOPE_KEY),
-                            code=_problem_code(problem_body) if status >= 400 else None, request_id=request_id)
+                            code=(scope.get(PROBLEM_CODE_KEY) or _problem_code(problem_body)) if status >= 400 else None,
+                            request_id=request_id)
             try:
                 _log_line(done)
                 if self.on_response is not None:
                     self.on_response(done)
             finally:
                 request_id_var.reset(token)
+
+
+PROBLEM_CODE_KEY = "smq.problem_code"  # set by ProblemCodeMiddleware: the code of the problem answered
+
+
+class ProblemCodeMiddleware:
+    """The innermost layer: notes a problem response's `code` in the scope before any outer middleware
+    (a compression layer, say) changes the body; `RequestLogMiddleware` reads it from there, and parses
+    the body itself only for problems made outside this one (413 from the body limit, the catch-all 500)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body: list[bytes] | None = None
+
+        async def sniffing_send(message: Message) -> None:
+            nonlocal body
+            if message["type"] == "http.response.start":
+                if message["status"] >= 400 and _is_plain_problem(list(message.get("headers", ()))):
+                    body = []
+            elif message["type"] == "http.response.body" and body is not None:
+                body.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    code = _problem_code(body)
+                    if code is not None:
+                        scope[PROBLEM_CODE_KEY] = code
+                    body = None
+                elif sum(map(len, body)) > MAX_PROBLEM_BYTES:
+                    body = None
+            await send(message)
+
+        await self.app(scope, receive, sniffing_send)
 
 
 def _is_plain_problem(headers: list[tuple[bytes, bytes]]) -> bool:

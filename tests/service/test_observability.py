@@ -224,3 +224,15 @@ def test_the_docs_pages_load_only_local_assets_and_those_are_served(app_client: 
     for url in urls:
         asset = app_client.get(url)
         assert asset.status_code == 200 and len(asset.content) > 100, url
+
+
+def test_the_code_of_a_problem_compressed_on_its_way_out_is_still_counted(models_dir: Path, keys_file: Path) -> None:
+    from starlette.middleware import Middleware
+    from starlette.middleware.gzip import GZipMiddleware
+
+    app = create_app(Settings(models_dir=models_dir, api_keys_file=keys_file))
+    app.user_middleware.insert(1, Middleware(GZipMiddleware, minimum_size=1))  # between the access log and the app
+    with TestClient(app) as client:
+        refused = client.get("/v1/databases", headers={**auth("wrong"), "Accept-Encoding": "gzip"})
+        assert refused.status_code == 401 and refused.headers["content-encoding"] == "gzip"
+        assert value(samples(client), "smq_http_errors_total", code="unauthorized", status="401") == 1
