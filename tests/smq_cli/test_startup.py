@@ -96,3 +96,24 @@ def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.Capture
     assert main(["compile", "--db", "shop", smq]) == 2
     err = capsys.readouterr().err
     assert err.startswith(start) and "smq: smq:" not in err, err
+
+
+def test_every_name_engine_exports_still_imports_from_engine() -> None:
+    done = subprocess.run([sys.executable, "-c", """
+import sys
+import engine
+assert "engine.facade" not in sys.modules, "the facade loaded with the package"
+from engine import *  # noqa: F403
+for name in engine.__all__:
+    assert getattr(engine, name) is not None and name in dir(engine), name
+from engine import Layer, load_layers
+from engine.facade import Layer as FacadeLayer
+assert Layer is FacadeLayer and "engine.facade" in sys.modules
+try:
+    engine.no_such_name
+except AttributeError:
+    pass
+else:
+    raise SystemExit("no AttributeError")
+"""], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
