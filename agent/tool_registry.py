@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from engine.errors import EngineError, Location, QueryError, nearest
+from engine.smq.filter_schema import FILTER
 from smq_db.executors import BackendUnavailable
 
 from .prompts import tool_descriptions
@@ -136,7 +137,9 @@ class SmqShape(BaseModel):
     metrics: list[str] = Field(description=_NAMES)
     group_by: list[str] | None = Field(None, description="dimensions to group by; time dimensions may end in "
                                                          "__day/__week/__month/__quarter/__year")
-    filters: list[str] | None = Field(None, description="SQL boolean expressions over element names")
+    filters: Annotated[list[Any] | None, WithJsonSchema({"type": "array", "items": FILTER})] = Field(
+        None, description="conditions on rows: SQL boolean expressions over element names, or structured filters "
+                          '{"member", "operator", "values"} (and {"and": [...]} / {"or": [...]} groups of them)')
     order_by: list[str] | None = Field(None, description="output names; prefix with - for descending")
     limit: int | None = Field(None, description="most rows to return")
 

@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from engine import Layer
 from engine.access import apply_role_to_sql
 from engine.readpolicy import policy_for
-from engine.errors import EngineError, InternalError
+from engine.errors import EngineError, InternalError, QueryError
 from engine.paging import paginate
 from smq_db.executors import BackendUnavailable, Executor, QueryResult, ReadOnlyViolation
 
@@ -123,9 +123,10 @@ class Toolbox:
     # -- convertSmqToSql --------------------------------------------------------------------
     def convert_smq_to_sql(self, smq: dict[str, Any]) -> ToolOutcome:
         if not self.guards.take_smq_call():
-            return ToolOutcome({"error": f"the budget of {self.guards.max_smq_calls} convertSmqToSql calls is used up; "
-                                         "compose your final SQL from what you have seen and call execute"},
-                               "refused", "SMQ budget used up")
+            budget = QueryError(f"the budget of {self.guards.max_smq_calls} convertSmqToSql calls is used up; "
+                                "compose your final SQL from what you have seen and call execute",
+                                code="smq_budget_exhausted")
+            return error_outcome(budget, "refused")
         dialect = self.layer.dialect
         try:
             tree = self.layer.compile_expression(smq, dialect, self.role)

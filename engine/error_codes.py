@@ -149,6 +149,7 @@ _register("tool_refused", K.FORBIDDEN, "The tool is not offered to this key")
 _register("sandbox_unavailable", K.FORBIDDEN, "This host cannot isolate the python tool")
 _register("sandbox_input_too_large", K.TOO_LARGE, "The python tool's code or data is too large")
 _register("database_required", K.BAD_INPUT, "Say which database")
+_register("smq_budget_exhausted", K.RATE_LIMITED, "The convertSmqToSql budget is used up")
 # -- the agent, its evaluation and authoring --------------------------------------------------------------------------
 _register("agent_not_configured", K.UNAVAILABLE, "No model is configured for the agent")
 _register("invalid_agent_config", K.UNAVAILABLE, "The agent's model configuration is invalid")

@@ -22,7 +22,9 @@ from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .registry import Registry
+from .request_log import configure_logging
 from .routes import admin, ask, compile, cube, databases, execute, health, playground, query, tools
+from .observability import install_observability
 from .routes.health import service_version
 from .routes.schemas import problem_responses
 from .settings import Settings
@@ -78,14 +80,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             state.registry.close()
 
     app = FastAPI(title="SMQ semantic layer", version=service_version(), description=DESCRIPTION,
-                  lifespan=lifespan, docs_url="/docs", redoc_url=None, openapi_url="/openapi.json")
+                  lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url="/openapi.json")
     app.state.smq = state
     errors.install(app)
     assert state.quota is not None
     limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing"],
+                           allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+                           expose_headers=["Server-Timing", "X-Request-ID"],
                            max_age=600)
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     app.include_router(health.router)
@@ -94,11 +97,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(playground.router)  # the web page at / (not in the OpenAPI document)
     request_errors.install(app)  # clear answers for malformed JSON and a wrong Content-Type
     app.include_router(cube.router)  # Cube's REST API (docs/cube.md), not in the OpenAPI document
+    # --- operations: /v1/metrics, /docs + /redoc served offline, request ids and access log (outermost) ---
+    install_observability(app)
     return app
 
 
 def create_worker_app() -> FastAPI:
     """The app of one `smq serve --workers N` process: settings from the SMQ_* environment, logging as the parent's."""
     settings = Settings()
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    configure_logging(settings.log_level, settings.log_format)
     return create_app(settings)

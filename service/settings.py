@@ -7,7 +7,7 @@ environment, so a test builds a `Settings(...)` and gets a fully isolated app.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     reload_interval_s: float = Field(1.0, gt=0, description="how often the watcher polls file mtimes")
     backend_retry_s: float = Field(5.0, ge=0, description="how long a failed backend connection is not retried")
     log_level: str = "info"
+    log_format: Literal["text", "json"] = Field(
+        "text", description="`json`: one JSON object per log line (with request_id), for log collectors")
     workers: int = Field(1, ge=1, description="server processes (each loads the layers and opens its own connections)")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="browser origins allowed to call the API (CORS), comma-separated; * for any")

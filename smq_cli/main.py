@@ -15,6 +15,7 @@ from engine.errors import EngineError, InternalError
 
 from .commands import engine_commands, query_commands
 from .exit_codes import ExitCode
+from .messages import error_line
 
 
 # each entry: a module-level `register(subparsers)` that sets `func` on its parser
@@ -60,7 +61,8 @@ def _optional_registrars(command: str | None = None) -> list[Callable]:
             mod = __import__(module, fromlist=["register"])
         except ImportError:
             continue
-        out.append(mod.register)
+        # no command named (`smq --help`, a typo): names and help suffice; a module may register just those, cheaply
+        out.append(getattr(mod, "register_summary", mod.register) if command is None else mod.register)
     return out
 
 
@@ -111,8 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"smq: internal error (please report it): {err.message}", file=sys.stderr)
         return ExitCode.INTERNAL
     except EngineError as err:
-        text = err.formatted()  # an error located at the SMQ argument itself reads `smq: <message>`, not `smq: smq: ...`
-        print(f"smq: {text.removeprefix('smq: ')}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `smq compile ... | head`
         return ExitCode.OK

@@ -1,7 +1,8 @@
 """The join graph: typed edges between models, walked in either direction.
 
 Paths come from networkx (all shortest paths over a multigraph, so parallel edges such as
-two roles of the same nation table are distinct paths). A path is refused when it is not
+two roles of the same nation table are distinct paths), built on the first path asked for: importing
+networkx costs about a third of a second, and a single-model query never needs it. A path is refused when it is not
 unique, unless preferred edges break the tie; the error lists every candidate and the
 dotted edge-key syntax that picks one.
 """
@@ -10,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import product
-from typing import Iterable, Mapping
-
-import networkx as nx
+from functools import cached_property
+from typing import TYPE_CHECKING, Iterable, Mapping
 
 from ..errors import QueryError
 from .model import JoinEdge, Model
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 FLIP = {"many_to_one": "one_to_many", "one_to_many": "many_to_one", "one_to_one": "one_to_one"}
 
@@ -67,13 +70,22 @@ class JoinGraph:
     """Shortest, unambiguous join paths between models; results are memoised."""
 
     def __init__(self, models: Mapping[str, Model], edges: Iterable[JoinEdge]) -> None:
-        self.graph = nx.MultiGraph()
-        self.graph.add_nodes_from(sorted(models))
+        self.models = tuple(sorted(models))
         self.edges = tuple(edges)
-        for edge in self.edges:
-            if edge.from_model in models and edge.to_model in models and edge.from_model != edge.to_model:
-                self.graph.add_edge(edge.from_model, edge.to_model, key=edge.index, edge=edge)
         self._cache: dict[tuple[str, str], Path] = {}
+
+    @cached_property
+    def graph(self) -> nx.MultiGraph:
+        """The models as a networkx multigraph (one edge per join), made when first needed."""
+        import networkx as nx
+
+        graph = nx.MultiGraph()
+        graph.add_nodes_from(self.models)
+        names = set(self.models)
+        for edge in self.edges:
+            if edge.from_model in names and edge.to_model in names and edge.from_model != edge.to_model:
+                graph.add_edge(edge.from_model, edge.to_model, key=edge.index, edge=edge)
+        return graph
 
     def steps_from(self, model: str) -> list[Step]:
         """Every edge touching a model, walked away from it, in declaration order."""
@@ -140,6 +152,8 @@ class JoinGraph:
         """Every shortest path (as edge steps) between two models; [] when unreachable."""
         if start == target:
             return [()]
+        import networkx as nx
+
         try:
             node_paths = list(nx.all_shortest_paths(self.graph, start, target))
         except (nx.NetworkXNoPath, nx.NodeNotFound):
@@ -184,6 +198,8 @@ class JoinGraph:
         return paths[0]
 
     def reachable(self, start: str) -> set[str]:
-        if start not in self.graph:
+        if start not in self.models:
             return set()
+        import networkx as nx
+
         return set(nx.node_connected_component(self.graph, start))

@@ -3,7 +3,8 @@ primary keys where fan-out can happen, access roles, and columns against sources
 
 from __future__ import annotations
 
-import networkx as nx
+from graphlib import CycleError, TopologicalSorter
+
 from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
@@ -60,9 +61,9 @@ def _check_joins(layer: SemanticLayer, errors: ErrorCollector) -> None:
 
 
 def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str], measures: list[str]) -> None:
-    graph = nx.DiGraph()
+    graph: dict[str, list[str]] = {}  # metric -> the metrics it reads, in the order met
     for metric in layer.metrics.values():
-        graph.add_node(metric.name)
+        graph.setdefault(metric.name, [])
         loc = metric.location
         field = loc.field
 
@@ -76,12 +77,12 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         for ref, role in ((metric.numerator, "numerator"), (metric.denominator, "denominator")):
             if ref and ref not in layer.metrics and elements.get(ref) != "measure":
                 unknown(ref, role, measures + list(layer.metrics))
-            elif ref in layer.metrics:
-                graph.add_edge(metric.name, ref)
+            elif ref and ref in layer.metrics:
+                graph[metric.name].append(ref)
         if metric.type == "derived" and metric.expr_node is not None:
             for ref in metric.inputs():
                 if ref in layer.metrics:
-                    graph.add_edge(metric.name, ref)
+                    graph[metric.name].append(ref)
                 elif elements.get(ref) != "measure":
                     unknown(ref, "input", measures + list(layer.metrics))
             for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
@@ -110,10 +111,25 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             elif dim is not None and not dim.is_time:
                 errors.add(f"{field}.time_dimension: '{td}' has type {dim.type}; a time dimension must be date or timestamp",
                            loc, code="invalid_time_dimension")
-    for cycle in sorted(nx.simple_cycles(graph), key=lambda c: sorted(c)):
+    for cycle in _metric_cycles(graph):
         first = layer.metrics[sorted(cycle)[0]]
         chain = " -> ".join(cycle + [cycle[0]])
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
+
+
+def _metric_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Every cycle of metric references; networkx (slow to import) only lists them once the stdlib has seen one."""
+    try:
+        TopologicalSorter(graph).prepare()
+        return []
+    except CycleError:
+        import networkx as nx
+
+        digraph = nx.DiGraph()
+        for name, targets in graph.items():  # the order of old: the cycles print as they always did
+            digraph.add_node(name)
+            digraph.add_edges_from((name, target) for target in targets)
+        return sorted(nx.simple_cycles(digraph), key=lambda c: sorted(c))
 
 
 def _time_axis_or_mf_name(layer: SemanticLayer, name: str) -> bool:

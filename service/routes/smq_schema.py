@@ -11,36 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.smq.structured import OPERATORS
+from engine.smq.filter_schema import FILTER
 
 # as the parser reads them: a list of names, one name alone, or null (absent)
 _NAMES = {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}}, {"type": "string", "minLength": 1},
                     {"type": "null"}]}
 
-CONDITION: dict[str, Any] = {
-    "type": "object", "title": "FilterCondition", "additionalProperties": False, "required": ["member", "operator"],
-    "description": "a structured filter: an element name, an operator and its values (literals, never SQL)",
-    "properties": {
-        "member": {"type": "string", "minLength": 1, "description": "an element name, e.g. OrdersModel__status",
-                   "examples": ["OrdersModel__status"]},
-        "operator": {"type": "string", "enum": list(OPERATORS)},
-        "values": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "number"}]},
-                   "description": "literals; date ranges also as text: 'last 7 days', 'this month', 'from 2024-01-01 to 2024-03-31'"},
-    },
-}
-
-
-def _group(items: dict[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [
-        {"type": "object", "title": "FilterAnd", "additionalProperties": False, "required": ["and"],
-         "properties": {"and": {"type": "array", "minItems": 1, "items": items}}},
-        {"type": "object", "title": "FilterOr", "additionalProperties": False, "required": ["or"],
-         "properties": {"or": {"type": "array", "minItems": 1, "items": items}}},
-    ]}
-
-
-_INNER = {"anyOf": [CONDITION, _group({"type": "object", "description": "a condition or a further group"})]}
-_FILTER = {"anyOf": [{"type": "string", "minLength": 1}, CONDITION, _group(_INNER)]}
+_FILTER = FILTER  # a filter: SQL text or structured, as engine/smq/filter_schema.py declares it
 
 SMQ_SCHEMA: dict[str, Any] = {
     "type": "object", "title": "SMQ", "additionalProperties": False,

@@ -19,9 +19,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine import Layer, load_layers
+import engine
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 from .engine_commands import add_models_dir, models_dir
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def terminal_answerer() -> Any:
     return CallbackAnswerer(ask)
 
 
-def open_executor(layer: Layer) -> Executor:
+def open_executor(layer: engine.Layer) -> Executor:
     """The database's executor, building the demo database on first use (as the service does)."""
     from smq_db.open import open_for_layer
 
@@ -118,9 +119,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
                                       max_turns=args.max_turns, tools=parse_tools(args.tools) if args.tools else None,
                                       **reasoning_overrides(args, clarify_default=True))
     except AgentConfigError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
-    layer = load_layers(models_dir(args))[args.db]  # unknown database: QueryError -> exit 2 in main
+    layer = engine.load_layers(models_dir(args))[args.db]  # unknown database: QueryError -> exit 2 in main
     layer.role(args.role)
     try:
         provider = make_provider(config)

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine import LayerValidationError, default_models_dir, load_layers
+import engine
+from engine import LayerValidationError
 from engine.errors import LayerError, nearest
-from engine.layer.reader import display_path
 
 from ..exit_codes import ExitCode
 
@@ -55,6 +55,13 @@ def _models_dir(parser: argparse.ArgumentParser) -> None:
                         help="folder of database layers (default: $SMQ_MODELS_DIR, then ./semantic_models)")
 
 
+def display_path(path: Path) -> str:
+    """engine.layer.reader's display path, imported when printed (it pulls in sqlglot)."""
+    from engine.layer.reader import display_path as display
+
+    return display(path)
+
+
 def _err(message: str) -> None:
     print(f"smq: {message}", file=sys.stderr)
 
@@ -70,7 +77,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     if args.sample_rows is not None and args.sample_rows < 1:
         _err("--sample-rows must be at least 1")
         return ExitCode.BAD_INPUT
-    out = args.out or (args.models_dir or default_models_dir()) / args.db
+    out = args.out or (args.models_dir or engine.default_models_dir()) / args.db
     try:
         result = init_layer(args.url, args.db, out, sample_rows=args.sample_rows, read_values=not args.no_values,
                             use_declared_fks=not args.ignore_declared_fks, write_tests=not args.no_tests,
@@ -125,7 +132,7 @@ def _print_init(result: Any, db: str) -> None:
             print(f"  {kept}")
         print(f"  files rewritten: {', '.join(result.written) or 'none'}" + (f"; removed: {', '.join(result.removed)}" if result.removed else ""))
     models_dir = result.layer_dir.parent
-    flag = "" if models_dir.resolve() == default_models_dir().resolve() else f" --models-dir {display_path(models_dir)}"
+    flag = "" if models_dir.resolve() == engine.default_models_dir().resolve() else f" --models-dir {display_path(models_dir)}"
     if result.layer_dir.name != db:  # the folder is not named after the database: point at it by name anyway
         flag = f" --models-dir {display_path(models_dir)}"
     print(f"next: smq lint{flag} --db {db}, edit the descriptions, smq test{flag} --db {db}")
@@ -137,7 +144,7 @@ def _print_init(result: Any, db: str) -> None:
 def _layers(args: argparse.Namespace) -> tuple[Any, list[str]] | int:
     """The loaded layers and the names to act on, or an exit code after printing why."""
     try:
-        layers = load_layers(args.models_dir or default_models_dir())
+        layers = engine.load_layers(args.models_dir or engine.default_models_dir())
     except LayerValidationError as err:
         _err(err.formatted())
         return ExitCode.BAD_INPUT
@@ -247,7 +254,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
                 loc = e.location
                 print(f"{loc.file}:{loc.line or 1}:{loc.column or 1}: error: {e.message} [invalid-layer]")
             invalid += 1
-            for warning in lint_joins_file(_folder_of(Path(args.models_dir or default_models_dir()), name), ignore):
+            for warning in lint_joins_file(_folder_of(Path(args.models_dir or engine.default_models_dir()), name), ignore):
                 print(warning.formatted())
                 warnings += 1
             continue

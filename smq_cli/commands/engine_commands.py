@@ -7,10 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from engine import LayerValidationError, default_models_dir, load_layers
+import engine
+from engine import LayerValidationError
 from engine.errors import EngineError, InternalError, QueryError
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 
 
 def add_models_dir(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +21,7 @@ def add_models_dir(parser: argparse.ArgumentParser) -> None:
 
 
 def models_dir(args: argparse.Namespace) -> Path:
-    return args.models_dir if args.models_dir is not None else default_models_dir()
+    return args.models_dir if args.models_dir is not None else engine.default_models_dir()
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     try:
-        layers = load_layers(models_dir(args))
+        layers = engine.load_layers(models_dir(args))
     except LayerValidationError as err:
         print(err.formatted(), file=sys.stderr)
         return ExitCode.INVALID_LAYER
@@ -91,20 +93,20 @@ def read_smq(text: str) -> object:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    layers = load_layers(models_dir(args))
+    layers = engine.load_layers(models_dir(args))
     layer = layers[args.db]
     try:
         sql = layer.compile(read_smq(args.smq), dialect=args.dialect, role=args.role)
     except InternalError:
         raise  # main() reports it as a bug, exit code 4
     except EngineError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     print(sql)
     return ExitCode.OK
 
 
 def cmd_elements(args: argparse.Namespace) -> int:
-    layer = load_layers(models_dir(args))[args.db]
+    layer = engine.load_layers(models_dir(args))[args.db]
     print(json.dumps(layer.elements(args.models or None, role=args.role), indent=2))
     return ExitCode.OK

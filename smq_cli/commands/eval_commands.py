@@ -16,14 +16,22 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agent.config import parse_tools
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 from .agent_commands import add_reasoning_flags, reasoning_overrides
 
 
+EVAL_HELP = "Spider 2.0 evaluation: run the agent on benchmark tasks, score the results"
+
+
+def register_summary(sub: argparse._SubParsersAction) -> None:
+    """Only the name and help, for `smq --help`: `eval score`'s options come from the scorer, which imports pandas."""
+    sub.add_parser("eval", help=EVAL_HELP)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="Spider 2.0 evaluation: run the agent on benchmark tasks, score the results")
+    p = sub.add_parser("eval", help=EVAL_HELP)
     eval_sub = p.add_subparsers(dest="eval_command", metavar="ACTION")
     p.set_defaults(func=lambda args: (p.print_help(sys.stderr), ExitCode.BAD_INPUT)[1])
     _register_run(eval_sub)
@@ -122,6 +130,7 @@ def _models_dir(args: argparse.Namespace) -> Path | None:
 def build_spec(args: argparse.Namespace) -> Any:
     """The EvalSpec of the flags; raises EvalInputError / AgentConfigError for bad values."""
     from agent import AgentConfig
+    from agent.config import parse_tools
     from agent.eval.harness import EvalSpec
 
     if (args.gold is None) != (args.eval is None):
@@ -155,7 +164,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
         print(f"smq: {err.message}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
     except (EvalInputError, AgentConfigError) as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     print(summary.text())
     if args.gold is not None:

@@ -13,9 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine import load_layers
+import engine
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 from .engine_commands import add_models_dir, models_dir
 
 
@@ -80,7 +81,7 @@ def cmd_directives(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
 
-    layer = load_layers(models_dir(args))[args.db]
+    layer = engine.load_layers(models_dir(args))[args.db]
     layer.role(args.role)
     provider = executor = None
     if args.infer:
@@ -176,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args) or 0)
     except EngineError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
 
 

@@ -11,10 +11,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from engine import default_models_dir
+import engine
 from engine.errors import LayerError
 
 from ..exit_codes import ExitCode
+from ..messages import error_line
 
 
 
@@ -47,7 +48,7 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
     from smq_authoring.dbt import ImportRefused, import_dbt
     from smq_authoring.init import ScaffoldError
 
-    out = args.out or (args.models_dir or default_models_dir()) / args.db
+    out = args.out or (args.models_dir or engine.default_models_dir()) / args.db
     try:
         result = import_dbt(args.source, args.db, out, dialect=args.dialect, schema=args.schema, partial=args.partial)
     except ImportRefused as err:
@@ -61,7 +62,7 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
         print(f"smq: internal error (please report it): {err}", file=sys.stderr)
         return ExitCode.INTERNAL
     except LayerError as err:
-        print(f"smq: {err.formatted()}", file=sys.stderr)
+        print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
     for refusal in result.refusals:
         print(f"{refusal.formatted()}", file=sys.stderr)

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from engine import load_layers
+import engine
 from engine.errors import QueryError
 
 from ..exit_codes import ExitCode
@@ -72,7 +72,7 @@ def cmd_query(args: argparse.Namespace) -> int:
     from smq_db.open import open_for_layer
 
     smq = build_smq(args)
-    layer = load_layers(models_dir(args))[args.db]
+    layer = engine.load_layers(models_dir(args))[args.db]
     if args.explain:
         print(layer.compile(smq, dialect=args.dialect, role=args.role))
         return ExitCode.OK

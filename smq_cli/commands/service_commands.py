@@ -41,6 +41,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cors-origins", metavar="ORIGINS",
                    help="browser origins allowed to call the API, comma-separated, or * (default: $SMQ_CORS_ORIGINS, none)")
     p.add_argument("--log-level", choices=["critical", "error", "warning", "info", "debug"], help="log level (default: info)")
+    p.add_argument("--log-format", choices=["text", "json"],
+                   help="text lines, or one JSON object per line for log collectors (default: $SMQ_LOG_FORMAT, then text)")
     p.set_defaults(func=cmd_serve)
 
     keys = sub.add_parser("keys", help="API keys for the service's keys file")
@@ -140,7 +142,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     overrides = {
         "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
         "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
-        "query_timeout_s": args.query_timeout, "log_level": args.log_level, "workers": args.workers,
+        "query_timeout_s": args.query_timeout, "log_level": args.log_level, "log_format": args.log_format,
+        "workers": args.workers,
         "cors_origins": args.cors_origins, "allow_open_remote": args.allow_open_remote,
     }
     try:
@@ -159,7 +162,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if busy:
         print(f"smq: cannot serve on http://{settings.host}:{settings.port}: {busy}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    logging.basicConfig(level=settings.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    from service.request_log import configure_logging
+
+    configure_logging(settings.log_level, settings.log_format)
     if settings.workers > 1 and not settings.reload_models:
         # POST /v1/reload reaches one worker only: every worker must notice file changes itself
         settings = settings.model_copy(update={"reload_models": True})
@@ -172,7 +177,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     serving = ", ".join(f"{e.name} ({e.status})" for e in app.state.smq.registry.entries()) or "no database"
     print(f"smq: serving {serving} on http://{settings.host}:{settings.port} (API docs: /docs)", file=sys.stderr)
     if settings.workers == 1:
-        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level)
+        # the service logs one line per request itself (with its id): not uvicorn's access log, nor its log config
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level, log_config=None,
+                    access_log=False)
         return EXIT_OK
     # the app above only proved the configuration; each worker builds its own from the environment
     app.state.smq.registry.build_demo_databases()
@@ -180,5 +187,5 @@ def cmd_serve(args: argparse.Namespace) -> int:
     os.environ.update(settings.to_env())
     print(f"smq: {settings.workers} worker processes", file=sys.stderr)
     uvicorn.run("service.app:create_worker_app", factory=True, workers=settings.workers, host=settings.host,
-                port=settings.port, log_level=settings.log_level)
+                port=settings.port, log_level=settings.log_level, log_config=None, access_log=False)
     return EXIT_OK

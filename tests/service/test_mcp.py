@@ -63,6 +63,15 @@ def test_stdio_tools_under_a_role(models_dir, keys_file):
             smq = {"metrics": ["OrdersModel__orderCount"], "group_by": ["NationsModel__country"]}
             compiled = payload(await client.call_tool("convertSmqToSql", {"smq": smq}))
             assert compiled["preview"]["rows"] == [["Germany", compiled["preview"]["rows"][0][1]]]
+            structured = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel"],
+                          "filters": [{"or": [{"member": "OrdersModel__channel", "operator": "equals", "values": ["web"]},
+                                              {"member": "OrdersModel__channel", "operator": "equals", "values": ["store"]}]}],
+                          "order_by": ["OrdersModel__channel"]}
+            compiled = payload(await client.call_tool("convertSmqToSql", {"smq": structured}))
+            assert [row[0] for row in compiled["preview"]["rows"]] == ["store", "web"], compiled
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            declared = tools["convertSmqToSql"].input_schema["properties"]["smq"]["properties"]["filters"]["items"]
+            assert any("member" in option.get("properties", {}) for option in declared["anyOf"])
             rows = payload(await client.call_tool("execute", {"sql": "SELECT nation_name FROM nations ORDER BY 1"}))
             assert rows["rows"] == [["Germany"]]  # the role's row filter, on raw SQL too
             models = payload(await client.call_tool("listModels", {"question": "orders per country"}))["models"]

@@ -91,3 +91,27 @@ def test_python_when_enabled(models_dir, keys_file):
     with TestClient(app) as c:
         r = c.post("/v1/databases/shop/tools/python", json={"code": "print(2 ** 10)"}, headers=auth("shop-key"))
         assert r.status_code == 200 and r.json()["stdout"] == "1024\n"
+
+
+
+STRUCTURED_SMQ = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel"],
+                  "filters": [{"or": [{"member": "OrdersModel__channel", "operator": "equals", "values": ["web"]},
+                                      {"member": "OrdersModel__channel", "operator": "equals", "values": ["store"]}]},
+                              "OrdersModel__orderCount > 0"],
+                  "order_by": ["OrdersModel__channel"]}
+
+
+def test_the_convert_tool_declares_structured_filters_as_rest_compile_takes_them(api):
+    from agent.tool_registry import specs
+
+    (spec,) = specs(["convertSmqToSql"])
+    items = spec.parameters["properties"]["smq"]["properties"]["filters"]["items"]["anyOf"]
+    assert {"type": "string", "minLength": 1} in items
+    condition = next(i for i in items if "member" in i.get("properties", {}))
+    assert condition["required"] == ["member", "operator"] and "inDateRange" in condition["properties"]["operator"]["enum"]
+    # the same SMQ on the REST route the tool stands for (PAPER_ROUTES): the filters reach the engine
+    r = api.post("/v1/databases/shop/compile", json={"smq": STRUCTURED_SMQ}, headers=auth("shop-key"))
+    assert r.status_code == 200, r.text
+    assert [row[0] for row in r.json()["preview"]["rows"]] == ["store", "web"]
+    r = api.post("/v1/databases/shop/tools/convertSmqToSql", json={"smq": STRUCTURED_SMQ}, headers=auth("shop-key"))
+    assert r.status_code == 404 and "/compile" in r.json()["detail"]

@@ -5,9 +5,11 @@ A behavioural check (which modules get imported), not a timing: bench/cli_startu
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from importlib import metadata
+from pathlib import Path
 
 import pytest
 
@@ -30,6 +32,47 @@ def test_commands_that_do_not_evaluate_import_nothing_heavy(argv: tuple[str, ...
     assert not heavy, f"smq {' '.join(argv)} imports {heavy[:5]}"
 
 
+SUBPROCESS = """
+import json, sys
+from smq_cli.main import main
+try:
+    main(sys.argv[2:])
+except SystemExit:
+    pass
+with open(sys.argv[1], "w") as out:
+    json.dump(sorted(sys.modules), out)
+"""
+
+NOT_FOR_COMPILE = ("pandas", "numpy", "pyarrow", "duckdb", "httpx", "fastapi", "starlette", "agent", "networkx")
+
+
+def modules_after(tmp_path: Path, *argv: str) -> set[str]:
+    """sys.modules once `smq <argv>` has run in a fresh interpreter."""
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", SUBPROCESS, str(out), *argv], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert out.exists(), done.stderr
+    return set(json.loads(out.read_text()))
+
+
+@pytest.mark.parametrize("argv", [
+    ("--help",), ("--version",), ("compile", "--db", "shop", '{"metrics": ["OrdersModel__orderCount"]}'),
+])
+def test_help_and_a_single_model_compile_import_no_executor_server_or_graph_library(
+        tmp_path: Path, argv: tuple[str, ...]) -> None:
+    modules = modules_after(tmp_path, *argv)
+    if argv[0] == "compile":
+        assert "sqlglot" in modules and "engine.facade" in modules  # it did compile
+    heavy = sorted(m for m in modules if m.split(".")[0] in NOT_FOR_COMPILE)
+    assert not heavy, f"smq {' '.join(argv)} imports {heavy[:5]}"
+
+
+def test_a_join_still_finds_its_path_once_networkx_is_loaded_on_demand(tmp_path: Path) -> None:
+    modules = modules_after(tmp_path, "compile", "--db", "shop",
+                            '{"metrics": ["OrdersModel__orderCount"], "group_by": ["CustomersModel__segment"]}')
+    assert "networkx" in modules
+
+
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["--version"])
@@ -45,7 +88,32 @@ def test_every_command_is_still_listed(capsys: pytest.CaptureFixture[str]) -> No
         assert command in out
 
 
-def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["compile", "--db", "shop", "{not json"]) == 2
+@pytest.mark.parametrize("smq, start", [("{not json", "smq: the SMQ argument is not valid JSON"),
+                                        ("[1]", "smq: the SMQ must be a JSON object"),
+                                        ('"x"', "smq: the SMQ is not valid JSON")])
+def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str], smq: str,
+                                                          start: str) -> None:
+    assert main(["compile", "--db", "shop", smq]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("smq: the SMQ argument is not valid JSON") and "smq: smq:" not in err
+    assert err.startswith(start) and "smq: smq:" not in err, err
+
+
+def test_every_name_engine_exports_still_imports_from_engine() -> None:
+    done = subprocess.run([sys.executable, "-c", """
+import sys
+import engine
+assert "engine.facade" not in sys.modules, "the facade loaded with the package"
+from engine import *  # noqa: F403
+for name in engine.__all__:
+    assert getattr(engine, name) is not None and name in dir(engine), name
+from engine import Layer, load_layers
+from engine.facade import Layer as FacadeLayer
+assert Layer is FacadeLayer and "engine.facade" in sys.modules
+try:
+    engine.no_such_name
+except AttributeError:
+    pass
+else:
+    raise SystemExit("no AttributeError")
+"""], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
