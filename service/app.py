@@ -17,7 +17,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
-from . import errors, limits, request_errors, result_cache
+from . import errors, limits, paused_runs_redis, request_errors, result_cache
 from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
@@ -85,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     assert state.quota is not None
     limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
     result_cache.install(app, settings)  # app.state.result_cache, ETag / 304 on /query and /execute
+    paused_runs_redis.install(app, settings)  # with SMQ_REDIS_URL: paused /ask runs shared by the replicas
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing", "ETag"],
