@@ -214,7 +214,7 @@ class ResultCache:
             return None
         try:
             entry = self.store.get(key)
-        except (*redis_errors(), ValueError, KeyError, TypeError) as exc:  # down, or an entry we cannot read
+        except redis_errors() + (ValueError, KeyError, TypeError) as exc:  # down, or an entry we cannot read
             self.breaker.failed(exc)
             return None
         self.breaker.ok()

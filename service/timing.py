@@ -9,6 +9,7 @@ tests without trusting client-side clocks (`bench/load_service.py` reads it).
 from __future__ import annotations
 
 import time
+from collections.abc import MutableMapping
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -17,7 +18,7 @@ TIMING_KEY = "smq.timing"
 ENTRIES_KEY = "smq.timing.entries"  # further entries, written as given (`cache;desc=hit;dur=0.1`)
 
 
-def record_db_time(scope: dict[str, Any], elapsed_ms: float) -> None:
+def record_db_time(scope: MutableMapping[str, Any], elapsed_ms: float) -> None:
     """Add a database call's time to the request's `db` entry (several calls add up); a result served from
     the result cache took no database time (its `elapsed_ms` is the original run's)."""
     timing = scope.get(TIMING_KEY)
@@ -25,7 +26,7 @@ def record_db_time(scope: dict[str, Any], elapsed_ms: float) -> None:
         timing["db"] = timing.get("db", 0.0) + elapsed_ms
 
 
-def record_timing_entry(scope: dict[str, Any], entry: str) -> None:
+def record_timing_entry(scope: MutableMapping[str, Any], entry: str) -> None:
     """One more `Server-Timing` entry for this request (service.result_cache: hit or miss)."""
     scope.setdefault(ENTRIES_KEY, []).append(entry)
 
