@@ -12,7 +12,8 @@ every worker and replica shares one cache. A Redis failure is a miss (counted in
 outage), never a failed request.
 
 HTTP: a cached route's 200 carries a weak `ETag` (the result's digest, the query string and `Accept`) and
-`Cache-Control: private, max-age=<ttl>`; `If-None-Match` with that tag is answered 304 without a body.
+`Cache-Control: private, max-age=<ttl>` with the entry's `Age`; `If-None-Match` with that tag is answered 304
+without a body.
 `Server-Timing` gains `cache;desc=hit|miss;dur=<lookup ms>`. A request with `Cache-Control: no-cache` skips the
 lookup (its fresh result replaces the entry). `app.state.result_cache.stats()` gives the
 counters (hits, misses, entries, errors) to /v1/metrics.
@@ -53,16 +54,19 @@ _FIELDS = tuple(f.name for f in dataclasses.fields(QueryResult))
 class CachedRows:
     result: QueryResult
     etag: str  # digest of the result's JSON
+    stored_at: float = 0.0  # wall-clock time of the run (the `Age` of a hit)
 
 
 def encode(entry: CachedRows) -> bytes:
-    return pydantic_core.to_json({"etag": entry.etag, "result": dataclasses.asdict(entry.result)})
+    return pydantic_core.to_json({"etag": entry.etag, "stored_at": entry.stored_at,
+                                  "result": dataclasses.asdict(entry.result)})
 
 
 def decode(raw: bytes) -> CachedRows:
     data = json.loads(raw)
     result = data["result"]
-    return CachedRows(QueryResult(**{name: result[name] for name in _FIELDS if name in result}), data["etag"])
+    return CachedRows(QueryResult(**{name: result[name] for name in _FIELDS if name in result}), data["etag"],
+                      float(data.get("stored_at", 0.0)))
 
 
 class MemoryStore:
@@ -109,6 +113,9 @@ class RedisStore:
             pipe.set(self.prefix + key, encode(entry), px=max(1, int(ttl_s * 1000)))
             pipe.zadd(self.index, {key: now + ttl_s})
             pipe.zremrangebyscore(self.index, "-inf", now)
+            seconds = max(1, int(ttl_s) + 1)  # the index lives as long as its longest entry
+            pipe.expire(self.index, seconds, nx=True)
+            pipe.expire(self.index, seconds, gt=True)
             pipe.execute()
 
     def entries(self) -> int:
@@ -166,10 +173,11 @@ class ResultCache:
             record_timing_entry(request.scope, f"cache;desc=miss;dur={lookup_ms:.3f}")
             result = run()
             payload = pydantic_core.to_json(dataclasses.asdict(result))
-            entry = CachedRows(result, hashlib.sha256(payload).hexdigest()[:32])
+            entry = CachedRows(result, hashlib.sha256(payload).hexdigest()[:32], time.time())
             if key is not None and len(payload) <= self.max_entry_bytes:
                 self._put(key, entry, ttl)
-        request.scope[CACHE_SCOPE_KEY] = {"etag": entry.etag, "max_age": int(ttl)}
+        age = max(0, int(time.time() - entry.stored_at))
+        request.scope[CACHE_SCOPE_KEY] = {"etag": entry.etag, "max_age": int(ttl), "age": age}
         return entry.result
 
     def key(self, request: Request, database: Database, sql: str, max_rows: int) -> str | None:
@@ -282,8 +290,9 @@ class CacheHeadersMiddleware:
                 info = scope.get(CACHE_SCOPE_KEY)
                 if info is not None and message["status"] == 200:
                     etag = representation_etag(scope, info["etag"])
-                    headers = [(n, v) for n, v in message.get("headers", ()) if n not in (b"etag", b"cache-control")]
-                    headers += [(b"etag", etag.encode()), (b"cache-control", f"private, max-age={info['max_age']}".encode())]
+                    headers = [(n, v) for n, v in message.get("headers", ()) if n not in (b"etag", b"cache-control", b"age")]
+                    headers += [(b"etag", etag.encode()), (b"cache-control", f"private, max-age={info['max_age']}".encode()),
+                                (b"age", str(info["age"]).encode())]
                     if not any(n == b"vary" for n, _ in headers):
                         headers.append((b"vary", b"Accept, Authorization"))
                     if if_none_match is not None and _matches(if_none_match, etag):

@@ -141,8 +141,10 @@ def test_etag_and_if_none_match(make_client) -> None:
     first = query(client)
     etag = first.headers["etag"]
     assert etag.startswith('W/"') and first.headers["cache-control"] == "private, max-age=120"
+    assert first.headers["age"] == "0"
     same = query(client, **{"If-None-Match": etag})
     assert same.status_code == 304 and same.content == b"" and same.headers["etag"] == etag
+    assert int(same.headers["age"]) in (0, 1)  # seconds since the entry was stored
     assert "cache" in timing(same)
     other = query(client, **{"If-None-Match": 'W/"something-else"'})
     assert other.status_code == 200 and other.json() == first.json()
