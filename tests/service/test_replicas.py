@@ -118,12 +118,12 @@ def test_the_quota_counts_across_processes(prefix: str) -> None:
 def test_a_crashed_replicas_slots_free_themselves(prefix: str) -> None:
     """Leases are renewed while their process lives; one that stops renewing loses them after a lease."""
     async def scenario() -> None:
-        alive = RedisQuota(1, redis_client(REDIS_URL), prefix, lease_s=0.6)
-        crashed = RedisQuota(1, redis_client(REDIS_URL), prefix, lease_s=0.6)
-        other = RedisQuota(1, redis_client(REDIS_URL), prefix, lease_s=0.6)
+        alive = RedisQuota(1, redis_client(REDIS_URL), prefix, lease_s=1.0)
+        crashed = RedisQuota(1, redis_client(REDIS_URL), prefix, lease_s=1.0)
+        other = RedisQuota(1, redis_client(REDIS_URL), prefix, lease_s=1.0)
         assert await alive.acquire("held") and await crashed.acquire("lost")
         crashed.close()  # no more renewals: as if the process had died
-        time.sleep(1.2)  # two leases' length: the living one was renewed meanwhile (every 0.2 s)
+        time.sleep(2.5)  # two and a half leases: the living one was renewed meanwhile (every 0.33 s)
         assert not await other.acquire("held")
         assert await other.acquire("lost")
         alive.close()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import logging
 import shutil
 import sqlite3
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -197,12 +196,15 @@ def test_a_new_refresh_value_means_new_keys(make_client, tmp_path: Path, demo_fi
                      {"backend": "sqlite", "path": str(db)}, dialect="sqlite")
     layer_with_cache(models, db, "other", {"refresh_key": "SELECT max(nothing) FROM no_such_table"},
                      {"backend": "sqlite", "path": str(db)}, dialect="sqlite")
-    client = make_client(models, cache_refresh_check_s=0.2)
+    client = make_client(models, cache_refresh_check_s=10)
+    now = [0.0]
+    client.app.state.result_cache.clock = lambda: now[0]  # the refresh check's clock
     assert [cache_state(query(client)) for _ in range(2)] == ["miss", "hit"]
     with sqlite3.connect(db) as conn:
         conn.execute("INSERT INTO loads VALUES (2)")
-    assert cache_state(query(client)) == "hit"  # checked again at most every 0.2 s
-    time.sleep(0.3)
+    now[0] = 9.0
+    assert cache_state(query(client)) == "hit"  # checked again at most every 10 s
+    now[0] = 10.5
     assert [cache_state(query(client)) for _ in range(2)] == ["miss", "hit"]
     broken = [query(client, db="other") for _ in range(2)]  # a refresh key that fails: answered, not cached
     assert [cache_state(r) for r in broken] == ["miss", "miss"] and broken[1].json()["rows"]
