@@ -17,10 +17,11 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
-from . import errors, limits, request_errors
+from . import errors, limits, paused_runs_redis, request_errors, result_cache
 from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
+from .redis_state import quota_for
 from .registry import Registry
 from .request_log import configure_logging
 from .routes import admin, ask, compile, cube, databases, execute, health, playground, query, tools
@@ -59,7 +60,7 @@ def build_state(settings: Settings) -> ServiceState:
         registry.reload()
     except LayerValidationError as err:  # the models folder itself is missing
         raise ServiceConfigError(f"{err.formatted()} ({settings.models_dir})") from None
-    return ServiceState(settings=settings, registry=registry, keys=keys)
+    return ServiceState(settings=settings, registry=registry, keys=keys, quota=quota_for(settings))
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -85,10 +86,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     assert state.quota is not None
     limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
+    result_cache.install(app, settings)  # app.state.result_cache, ETag / 304 on /query and /execute
+    paused_runs_redis.install(app, settings)  # with SMQ_REDIS_URL: paused /ask runs shared by the replicas
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
-                           expose_headers=["Server-Timing", "X-Request-ID"],
+                           allow_headers=["Authorization", "Content-Type", "X-Request-ID", "If-None-Match", "Cache-Control"],
+                           expose_headers=["Server-Timing", "X-Request-ID", "ETag", "Age"],
                            max_age=600)
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     app.include_router(health.router)

@@ -41,6 +41,22 @@ class Settings(BaseSettings):
     log_format: Literal["text", "json"] = Field(
         "text", description="`json`: one JSON object per log line (with request_id), for log collectors")
     workers: int = Field(1, ge=1, description="server processes (each loads the layers and opens its own connections)")
+    result_cache_ttl_s: float = Field(
+        60.0, ge=0, description="how long a query's rows may be served again from the result cache (0: no cache); "
+                                "database.yml `cache.ttl_seconds` overrides it per database")
+    result_cache_max_entries: int = Field(256, ge=1, description="results the in-process cache keeps (least recently used goes)")
+    result_cache_max_entry_bytes: int = Field(
+        1_048_576, ge=1024, description="largest result (bytes of JSON) the cache keeps; larger ones are always run")
+    cache_refresh_check_s: float = Field(
+        10.0, gt=0, description="how often, at most, a database's `cache.refresh_key` query is run again")
+    redis_url: str | None = Field(
+        None, description="Redis shared by every worker and replica: result cache, paused /ask runs, per-key quotas "
+                          "(redis://host:6379/0); unset: all of them in process")
+    redis_prefix: str = Field("smq", min_length=1, description="prefix of every Redis key the service writes")
+    quota_lease_s: float = Field(
+        30.0, gt=0, description="with Redis: a quota slot of a process that stopped renewing it (crashed) frees after this")
+    state_secret: str | None = Field(
+        None, description="with Redis: key signing the paused /ask runs kept there (HMAC); set the same on every replica")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list, description="browser origins allowed to call the API (CORS), comma-separated; * for any")
 

@@ -21,14 +21,15 @@ from ..sql.dialects import SUPPORTED_DIALECTS
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
 from .model import (
-    JOIN_TYPES, RELATIONSHIPS, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
+    JOIN_TYPES, RELATIONSHIPS, CachePolicy, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
     TimeSpine,
 )
 from .reader import NAME_RULE, _kind, display_path
 from .yamlpos import YMap, YSeq, where
 
-DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql")
+DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache")
 RAW_SQL_KEYS = ("functions", "table_functions")
+CACHE_KEYS = ("ttl_seconds", "refresh_key")
 FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 MODEL_KEYS = (
     "name", "description", "table", "sql", "primary_key", "dimensions", "measures", "metrics", "default_time_dimension", "entities",
@@ -88,7 +89,34 @@ class _Reader(ElementReader):
             "connection": _plain(connection),
             "time_spine": spine,
             "access": (node.get("access"), file, node),
+            "cache": self.cache_policy(node, file),
         }
+
+    def cache_policy(self, node: YMap, file: str) -> CachePolicy:
+        """`cache: {ttl_seconds, refresh_key}`: the service's result cache for this database (docs/service.md)."""
+        if node.get("cache") is None:
+            return CachePolicy()
+        block = self.mapping(node["cache"], file, "cache", node, "cache")
+        if block is None:
+            return CachePolicy()
+        self.known_keys(block, CACHE_KEYS, file, "cache")
+        ttl: float | None = None
+        raw_ttl = block.get("ttl_seconds")
+        if raw_ttl is not None:
+            if isinstance(raw_ttl, bool) or not isinstance(raw_ttl, (int, float)) or raw_ttl < 0:
+                self.errors.add(f"cache.ttl_seconds: expected a number of seconds (0 or more; 0: never cached), got "
+                                f"{raw_ttl!r}", where(file, block, "ttl_seconds", field="cache.ttl_seconds"), code="invalid_shape")
+            else:
+                ttl = float(raw_ttl)
+        refresh = self.text(block, "refresh_key", file, "cache").strip() or None
+        if refresh is not None:
+            try:
+                parse_query(refresh, self.dialect)
+            except ExprError as err:
+                self.errors.add(f"cache.refresh_key: {err}", where(file, block, "refresh_key", field="cache.refresh_key"),
+                                code="invalid_expression")
+                refresh = None
+        return CachePolicy(ttl, refresh)
 
     def raw_sql(self, node: YMap, file: str) -> dict[str, frozenset[str]]:
         """`raw_sql: {functions: [...], table_functions: [...]}`: what an admin allows raw SQL to call."""
@@ -385,6 +413,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "dialect": db.get("dialect", reader.dialect),
         "connection": db.get("connection", {}),
         "time_spine": db.get("time_spine"),
+        "cache": db.get("cache", CachePolicy()),
         "models": models,
         "metrics": metrics,
         "joins": tuple(joins),

@@ -222,6 +222,15 @@ class SourceTable:
     columns: Mapping[str, SourceColumn]
 
 
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """database.yml `cache:`: how long the service may reuse a result of this database, and a query whose
+    answer changes when the data does (its value is part of every cache key, so new data means new keys)."""
+
+    ttl_seconds: float | None = None  # None: the service's SMQ_RESULT_CACHE_TTL_S; 0: never cached
+    refresh_key: str | None = None  # one SELECT returning one value, e.g. SELECT max(updated_at) FROM orders
+
+
 @dataclass(frozen=True)
 class SemanticLayer:
     """One database's validated layer."""
@@ -243,3 +252,4 @@ class SemanticLayer:
     # (database.yml `raw_sql:`; engine/allowlist.py)
     raw_sql_functions: frozenset[str] = field(default=frozenset())
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
+    cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)

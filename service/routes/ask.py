@@ -117,8 +117,9 @@ class PausedRuns:
             entry.expires = self.clock() + self.ttl_s
             self._runs.put(run_id, entry)
 
-    def take(self, run_id: str, database: Database) -> _Paused | None:
-        """The run, removed (one resume at a time), if it exists, has not expired and belongs to this caller."""
+    def take(self, run_id: str, database: Database, rebuild: Callable[[AgentConfig], Agent] | None = None) -> _Paused | None:
+        """The run, removed (one resume at a time), if it exists, has not expired and belongs to this caller.
+        (`rebuild` makes this process's agent for a run paused elsewhere: service.paused_runs_redis.)"""
         with self._lock:
             self._expire()
             entry = self._runs.peek(run_id)
@@ -216,9 +217,14 @@ def ask(body: AskRequest, request: Request, database: DatabaseDep, state: StateD
 @router.post("/{db}/ask/{run_id}/answers", response_model=AskResponse, response_model_exclude_none=False,
              responses=problem_responses(404),
              summary="answer the questions of a run that needs clarification; the run goes on")
-def answer(run_id: str, body: AnswersRequest, request: Request, database: DatabaseDep) -> Any:
+def answer(run_id: str, body: AnswersRequest, request: Request, database: DatabaseDep, state: StateDep,
+           factory: FactoryDep) -> Any:
     store = paused_runs(request)
-    entry = store.take(run_id, database)
+    try:  # a run paused on another replica is rebuilt on this one's layer, executor and model
+        entry = store.take(run_id, database, rebuild=lambda config: _agent(database, executor_for(state, database),
+                                                                            factory(), config))
+    except (AgentNotConfigured, AgentConfigError) as err:
+        return _not_configured(err, request)
     if entry is None:
         return problem(404, "run_not_found", f"no run {run_id} is waiting for answers on '{database.name}' for this caller "
                                              f"(runs wait {PAUSED_TTL_S / 60:g} minutes, then they are forgotten)",

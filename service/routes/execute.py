@@ -16,6 +16,7 @@ from smq_db.rawsql import prepare_raw_sql
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..limits import check_sql_length
+from ..result_cache import cached_rows
 from .rows import RowsResponse, rows_response
 from .schemas import ExecuteRequest, Rows, problem_responses
 
@@ -27,6 +28,7 @@ def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, reques
     layer = database.layer
     check_sql_length(body.sql, state.settings.max_sql_chars)
     prepared = prepare_raw_sql(body.sql, layer.semantic, layer.graph, database.role_obj)
-    result = executor_for(state, database).execute(prepared.sql, max_rows=state.settings.max_rows,
-                                                   timeout_s=state.settings.query_timeout_s)
+    executor, max_rows = executor_for(state, database), state.settings.max_rows
+    result = cached_rows(request, database, prepared.sql, max_rows,  # the SQL after the role's rewrite
+                         lambda: executor.execute(prepared.sql, max_rows=max_rows, timeout_s=state.settings.query_timeout_s))
     return rows_response(request, prepared.sql, result)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from ..deps import DatabaseDep, StateDep, executor_for
+from ..result_cache import cached_rows
 from engine.paging import paged_sql
 from .rows import RowsResponse, rows_response
 from .schemas import QueryRequest, QueryResponse, problem_responses
@@ -26,9 +27,11 @@ def query(body: QueryRequest, database: DatabaseDep, state: StateDep, request: R
     executor = executor_for(state, database)
     if body.limit is None and not body.offset:
         sql = layer.compile(body.smq, dialect=layer.dialect, role=database.role)
-        result = executor.execute(sql, max_rows=max_rows, timeout_s=state.settings.query_timeout_s)
+        result = cached_rows(request, database, sql, max_rows,
+                             lambda: executor.execute(sql, max_rows=max_rows, timeout_s=state.settings.query_timeout_s))
         return rows_response(request, sql, result, limit=max_rows, offset=0)
     limit = max_rows if body.limit is None else min(body.limit, max_rows)
     page = paged_sql(layer, body.smq, database.role, limit, body.offset)
-    result = executor.execute(page.run, max_rows=page.size, timeout_s=state.settings.query_timeout_s)
+    result = cached_rows(request, database, page.run, page.size,
+                         lambda: executor.execute(page.run, max_rows=page.size, timeout_s=state.settings.query_timeout_s))
     return rows_response(request, page.shown, result, limit=page.size, offset=body.offset)

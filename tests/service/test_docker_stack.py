@@ -108,3 +108,23 @@ def test_the_service_login_cannot_write(stack: dict[str, Any]) -> None:
             conn.execute("DELETE FROM orders")
         with pytest.raises(psycopg.errors.ReadOnlySqlTransaction):
             conn.execute("CREATE TABLE stolen (x int)")
+
+
+def test_the_compose_replicas_share_redis_behind_the_proxy() -> None:
+    """docker-compose.yml (which cannot run here): every service replica has the same Redis, secret and
+    settings, the proxy's upstreams are exactly those replicas, and only the proxy publishes a port."""
+    import re
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    services = compose["services"]
+    replicas = {name: s for name, s in services.items() if "SMQ_REDIS_URL" in s.get("environment", {})}
+    assert len(replicas) == 2
+    environments = [s["environment"] for s in replicas.values()]
+    assert all(env == environments[0] for env in environments)
+    assert environments[0]["SMQ_REDIS_URL"] == "redis://redis:6379/0" and environments[0]["SMQ_STATE_SECRET"]
+    assert all(s["depends_on"]["redis"]["condition"] == "service_healthy" and "ports" not in s for s in replicas.values())
+    assert "redis" in services and services["proxy"]["ports"] == ["127.0.0.1:8000:8080"]
+    assert set(services["proxy"]["depends_on"]) == set(replicas)
+    nginx = (DOCKER / "nginx.conf").read_text(encoding="utf-8")
+    assert set(re.findall(r"^\s*server (\S+):8000\b", nginx, re.M)) == set(replicas)
+    assert "listen 8080;" in nginx and "proxy_buffering off;" in nginx  # server-sent events of /ask/stream
