@@ -17,7 +17,7 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
-from . import errors, limits, request_errors
+from . import compression, errors, limits, openapi_doc, request_errors
 from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
@@ -87,6 +87,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing"],
                            max_age=600)
+    # -- results as front ends fetch them: br/gzip answers, errors declared as problem+json (api-results)
+    if settings.compression:
+        compression.install(app)
+    openapi_doc.install(app)
+    # --
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     app.include_router(health.router)
     for module in (databases, compile, query, execute, admin, ask, tools):  # every route here may meet a limit
