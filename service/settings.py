@@ -12,6 +12,8 @@ from typing import Annotated
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from .routes.smq_schema import DEFAULT_MAX_LIMIT
+
 PREVIEW_ROWS = 5  # the spec's five-row preview of convertSmqToSql
 
 
@@ -30,7 +32,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(1_048_576, ge=1024, description="largest request body accepted (bytes); larger: 413")
     max_sql_chars: int = Field(100_000, ge=100, description="longest SQL text accepted (characters); longer: 413")
     max_limit: int = Field(
-        1_000_000_000, ge=1, le=2**63 - 1,
+        DEFAULT_MAX_LIMIT, ge=1, le=2**63 - 1,
         description="largest `limit` a query (or its SMQ) may ask for; larger: 422 limit_too_large (not the engine's overflow)")
     compression: bool = Field(True, description="compress answers with br or gzip when the client accepts it")
     max_result_bytes: int = Field(

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from typing_extensions import Annotated
 
 from ..columns import ResultColumn
-from .smq_schema import SMQ_SCHEMA
+from .smq_schema import DEFAULT_MAX_LIMIT, SMQ_SCHEMA
 
 SMQ_EXAMPLE = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"],
                "order_by": ["-OrdersModel__orderCount"]}
@@ -131,8 +131,9 @@ class CompileResponse(BaseModel):
 
 class QueryRequest(Strict):
     smq: SmqBody = Field(description="the SMQ: metrics, group_by, filters, order_by, limit")
-    limit: int | None = Field(None, ge=0, description="page size (default and cap: the service's max rows); "
-                                                    "larger than SMQ_MAX_LIMIT (default 10^9): 422 limit_too_large")
+    limit: int | None = Field(None, ge=0, json_schema_extra={"maximum": DEFAULT_MAX_LIMIT},
+                              description="page size (default and cap: the service's max rows); "
+                                          "larger than SMQ_MAX_LIMIT (default 10^9): 422 limit_too_large")
     offset: int = Field(0, ge=0, description="rows to skip (order the SMQ for stable pages)")
     total: bool = Field(False, description="also count the rows of the whole answer (`total`; one more query)")
 
