@@ -23,13 +23,13 @@ from fastapi.responses import StreamingResponse
 from .routes.rows import RowsResponse
 
 Format = Literal["json", "csv", "arrow", "ndjson"]
-MEDIA_TYPES: dict[str, str] = {
+MEDIA_TYPES: dict[Format, str] = {
     "json": "application/json",
     "csv": "text/csv",
     "arrow": "application/vnd.apache.arrow.stream",
     "ndjson": "application/x-ndjson",
 }
-_BY_MEDIA = {media: fmt for fmt, media in MEDIA_TYPES.items()}
+_BY_MEDIA: dict[str, Format] = {media: fmt for fmt, media in MEDIA_TYPES.items()}
 NDJSON_CHUNK_ROWS = 1000  # rows per streamed piece: large enough to be cheap, small enough to flow
 
 # the 200 answer's other media types, for the OpenAPI document (JSON comes from the response model)
@@ -95,8 +95,8 @@ def csv_body(columns: list[str], rows: list[list[Any]]) -> bytes:
 
 def _arrow_column(values: list[Any], field: dict[str, Any]) -> Any:
     """One column as an Arrow array: typed from its values, times parsed from their ISO text."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
 
     try:
         array = pa.array(values)

@@ -185,6 +185,13 @@ def test_a_limit_above_the_maximum_is_a_clear_422(client, body, field) -> None:
     assert get.status_code == 422 and get.json()["code"] == "limit_too_large"
 
 
+def test_compile_refuses_the_same_limit(client) -> None:
+    response = client.post("/v1/databases/shop/compile", json={"smq": {**SMQ, "limit": 10**12}}, headers=KEY)
+    assert response.status_code == 422 and response.json()["code"] == "limit_too_large"
+    fine = client.post("/v1/databases/shop/compile", json={"smq": {**SMQ, "limit": 10**9}, "preview": False}, headers=KEY)
+    assert fine.status_code == 200 and "1000000000" in fine.json()["sql"]
+
+
 def test_the_limit_maximum_is_in_the_smq_schema(client) -> None:
     doc = client.get("/openapi.json").json()
     smq = doc["components"]["schemas"]["QueryRequest"]["properties"]["smq"]
