@@ -22,6 +22,7 @@ from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .registry import Registry
+from .result_formats import EXPOSED_HEADERS
 from .routes import admin, ask, compile, cube, databases, execute, health, playground, query, tools
 from .routes.health import service_version
 from .routes.schemas import problem_responses
@@ -85,7 +86,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing"],
+                           allow_headers=["Authorization", "Content-Type"], expose_headers=["Server-Timing", *EXPOSED_HEADERS],
                            max_age=600)
     # -- results as front ends fetch them: br/gzip answers, errors declared as problem+json (api-results)
     if settings.compression:

@@ -30,6 +30,8 @@ MEDIA_TYPES: dict[Format, str] = {
     "ndjson": "application/x-ndjson",
 }
 _BY_MEDIA: dict[str, Format] = {media: fmt for fmt, media in MEDIA_TYPES.items()}
+# what CSV/Arrow/NDJSON answers say in headers; browser scripts on other origins may read them (CORS)
+EXPOSED_HEADERS = ("X-SMQ-Row-Count", "X-SMQ-Truncated", "X-SMQ-Total", "Content-Disposition")
 NDJSON_CHUNK_ROWS = 1000  # rows per streamed piece: large enough to be cheap, small enough to flow
 
 # the 200 answer's other media types, for the OpenAPI document (JSON comes from the response model)

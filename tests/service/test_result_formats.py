@@ -220,3 +220,18 @@ def test_problems_are_compressed_too_and_small_answers_are_not(client) -> None:
     big_problem = client.post(QUERY, json={"smq": {"metrics": ["x" * 2000]}}, headers={**KEY, "Accept-Encoding": "gzip"})
     assert big_problem.status_code == 400 and big_problem.headers["content-type"] == "application/problem+json"
     assert big_problem.headers.get("content-encoding") == "gzip"
+
+
+def test_browser_scripts_on_other_origins_may_read_the_format_headers(models_dir, keys_file) -> None:
+    from fastapi.testclient import TestClient
+
+    from service.app import create_app
+    from service.settings import Settings
+
+    app = create_app(Settings(models_dir=models_dir, api_keys_file=keys_file, cors_origins=["https://bi.example"]))
+    with TestClient(app) as browser:
+        response = browser.post(QUERY, json={"smq": SMQ, "limit": 2}, params={"format": "csv", "total": "true"},
+                                headers={**KEY, "Origin": "https://bi.example"})
+    exposed = {h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")}
+    assert {"x-smq-row-count", "x-smq-truncated", "x-smq-total", "server-timing"} <= exposed
+    assert response.headers["x-smq-total"].isdigit()
