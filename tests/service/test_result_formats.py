@@ -162,6 +162,11 @@ def test_get_equals_post(client) -> None:
     assert client.get(url, headers=KEY).content == _post(client, {"smq": SMQ}, format="csv").content
 
 
+def test_a_wrong_method_lists_both_methods_of_query(client) -> None:
+    response = client.request("PUT", QUERY, headers=KEY)
+    assert response.status_code == 405 and set(response.headers["allow"].split(", ")) == {"GET", "POST"}
+
+
 @pytest.mark.parametrize("q", ["{not json", "[1, 2]"])
 def test_get_with_a_bad_q_is_a_problem(client, q) -> None:
     response = client.get(QUERY, params={"q": q}, headers=KEY)
