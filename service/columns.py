@@ -8,6 +8,8 @@ number). Raw SQL columns have no element. Values stay as JSON gives them (times 
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -19,6 +21,7 @@ from engine.layer.model import Metric
 from engine.smq.query import parse_smq
 from engine.smq.resolve import DimRef, MeasureRef, Resolver
 from engine import Layer
+from engine.lru import LruCache
 
 SemanticType = Literal["number", "string", "time", "boolean", "other"]
 Grain = Literal["day", "week", "month", "quarter", "year"]
@@ -47,6 +50,7 @@ class ResultColumn(BaseModel):
     element_kind: ElementKind | None = Field(None, description="dimension, measure or metric; null for raw SQL")
 
 
+@functools.lru_cache(maxsize=4096)  # a database has few distinct types; parsing one costs ~0.1 ms
 def semantic_type(db_type: str | None, dialect: str) -> tuple[SemanticType | None, Grain | None]:
     """(semantic type, grain) of a database type as the database spells it; (None, None) when unknown."""
     if not db_type:
@@ -103,6 +107,31 @@ def _element_column(ref: Any) -> dict[str, Any]:
     return {"element": ref.name, "element_kind": "metric", "type": None, "grain": None}
 
 
+_ELEMENTS: LruCache[tuple, dict[str, dict[str, Any]]] = LruCache(1024)
+
+
+def _elements(layer: Layer, smq: Mapping[str, Any], hidden: frozenset[str]) -> dict[str, dict[str, Any]]:
+    """Output name -> what the layer says of it, per SMQ (dashboards repeat theirs; resolving costs ~1 ms)."""
+    try:
+        key: tuple | None = (id(layer), layer.version, json.dumps(smq, sort_keys=True), hidden)
+    except (TypeError, ValueError):
+        key = None
+    if key is not None:
+        hit = _ELEMENTS.get(key)
+        if hit is not None:
+            return hit
+    spec = parse_smq(smq)
+    resolver = Resolver(layer.semantic, hidden)
+    out: dict[str, dict[str, Any]] = {}
+    for i, text in enumerate(spec.group_by):
+        out[text] = _element_column(resolver.dimension(text, f"group_by[{i}]"))
+    for i, text in enumerate(spec.metrics):
+        out[text] = _element_column(resolver.metric(text, f"metrics[{i}]"))
+    if key is not None:
+        _ELEMENTS.put(key, out)
+    return out
+
+
 def smq_columns(layer: Layer, smq: Mapping[str, Any], hidden: frozenset[str], columns: Sequence[str],
                 db_types: Sequence[str | None] | None, dialect: str) -> list[dict[str, Any]]:
     """The columns of a compiled SMQ: each matched by name to the element it was written as.
@@ -110,19 +139,13 @@ def smq_columns(layer: Layer, smq: Mapping[str, Any], hidden: frozenset[str], co
     A measure or metric is a number unless the database says otherwise (MIN/MAX of a date is a time).
     """
     fields = raw_columns(columns, db_types, dialect)
-    spec = parse_smq(smq)
-    resolver = Resolver(layer.semantic, hidden)
-    elements: dict[str, Any] = {}
-    for i, text in enumerate(spec.group_by):
-        elements[text] = resolver.dimension(text, f"group_by[{i}]")
-    for i, text in enumerate(spec.metrics):
-        elements[text] = resolver.metric(text, f"metrics[{i}]")
+    elements = _elements(layer, smq, hidden)
     folded = {name.casefold(): ref for name, ref in elements.items()}
     for field in fields:
-        ref = elements.get(field["name"]) or folded.get(field["name"].casefold())
-        if ref is None:
+        found = elements.get(field["name"]) or folded.get(field["name"].casefold())
+        if found is None:
             continue
-        info = _element_column(ref)
+        info = dict(found)
         if info["type"] is None:  # measures and metrics: the database's type when it has one
             info["type"] = field["type"] if field["type"] not in (None, "other") else "number"
             info["grain"] = field["grain"] if info["type"] == "time" else None
