@@ -14,6 +14,9 @@ import argparse
 import statistics
 import time
 import warnings
+import zlib
+
+import brotli
 
 warnings.filterwarnings("ignore", message=".*httpx2.*")
 
@@ -55,6 +58,24 @@ def typing_cost_us(answer: dict, repeat: int = 2000) -> tuple[float, float]:
     return cold, (time.perf_counter() - started) / repeat * 1e6
 
 
+def encoder_cpu(body: bytes, repeat: int = 20) -> None:
+    """CPU time (median, process time: less disturbed by other load than wall time) and ratio per encoder level."""
+    encoders = {f"gzip {level}": (lambda level=level: _gzip(body, level)) for level in (1, 4, 6)}
+    encoders.update({f"br {q}": (lambda q=q: brotli.compress(body, quality=q)) for q in (4, 5)})
+    for name, encode in encoders.items():
+        times = []
+        for _ in range(repeat):
+            started = time.process_time()
+            out = encode()
+            times.append(time.process_time() - started)
+        print(f"  {name:<7} {len(body) / len(out):>5.1f}x  {statistics.median(times) * 1000:>6.2f} ms of CPU")
+
+
+def _gzip(body: bytes, level: int) -> bytes:
+    packer = zlib.compressobj(level, zlib.DEFLATED, 31)
+    return packer.compress(body) + packer.flush()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5000)
@@ -67,6 +88,9 @@ def main() -> None:
         cold, warm = typing_cost_us(answer)
         print(f"typing the columns (fields): {cold:.0f} us for a new SMQ, {warm:.0f} us for a repeated one")
         print(f"{count:,} rows x {len(SMQ['group_by']) + len(SMQ['metrics'])} columns; median of {args.repeat} requests")
+        print(f"compressing the {len(client.post('/v1/databases/shop/query', json={'smq': SMQ, 'limit': args.rows}).content):,}"
+              " bytes of JSON:")
+        encoder_cpu(client.post("/v1/databases/shop/query", json={"smq": SMQ, "limit": args.rows}).content)
         print(f"{'format':<8} {'encoding':<9} {'bytes':>10} {'ratio':>7} {'ms':>8}")
         for fmt in ("json", "csv", "arrow", "ndjson"):
             plain = None
