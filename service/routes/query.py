@@ -44,7 +44,7 @@ def check_limit(value: Any, maximum: int, field: str) -> None:
     """A limit above the service's maximum is the caller's error, said before any SQL is built
     (a 10^20 LIMIT otherwise reaches the database and fails there with an integer overflow)."""
     if isinstance(value, int) and not isinstance(value, bool) and value > maximum:
-        raise LimitTooLarge(f"limit {value} is larger than the maximum of {maximum:,} (SMQ_MAX_LIMIT); "
+        raise LimitTooLarge(f"{field.split('.')[-1]} {value} is larger than the maximum of {maximum:,} (SMQ_MAX_LIMIT); "
                             "page through the answer with limit and offset", location=Location(field=field))
 
 
@@ -63,6 +63,7 @@ def run_query(body: QueryRequest, database: Database, state: ServiceState, reque
     layer = database.layer
     settings = state.settings
     check_limit(body.limit, settings.max_limit, "limit")
+    check_limit(body.offset, settings.max_limit, "offset")
     if isinstance(body.smq, dict):
         check_limit(body.smq.get("limit"), settings.max_limit, "smq.limit")
     form = negotiate(fmt, request.headers.get("accept"))

@@ -177,6 +177,7 @@ def test_get_with_a_bad_q_is_a_problem(client, q) -> None:
 @pytest.mark.parametrize(("body", "field"), [
     ({"smq": {**SMQ, "limit": 10**20}}, "smq.limit"),
     ({"smq": SMQ, "limit": 10**20}, "limit"),
+    ({"smq": SMQ, "offset": 10**20}, "offset"),
 ])
 def test_a_limit_above_the_maximum_is_a_clear_422(client, body, field) -> None:
     response = _post(client, body)
@@ -185,7 +186,7 @@ def test_a_limit_above_the_maximum_is_a_clear_422(client, body, field) -> None:
     assert problem["code"] == "limit_too_large" and "1,000,000,000" in problem["detail"]
     assert problem["errors"][0]["location"]["field"] == field
     assert "INT128" not in response.text and "overflow" not in response.text.lower()
-    get = client.get(QUERY, params={"q": json.dumps(body["smq"]), **({"limit": body["limit"]} if "limit" in body else {})},
+    get = client.get(QUERY, params={"q": json.dumps(body["smq"]), **{k: v for k, v in body.items() if k != "smq"}},
                      headers=KEY)
     assert get.status_code == 422 and get.json()["code"] == "limit_too_large"
 
