@@ -79,10 +79,12 @@ def run_query(body: QueryRequest, database: Database, state: ServiceState, reque
         result = executor.execute(page.run, max_rows=page.size, timeout_s=settings.query_timeout_s)
         payload = rows_payload(request, page.shown, result, limit=page.size, offset=body.offset)
     payload["fields"] = _fields(database, body.smq, result.columns, result.column_types)
+    payload["total"] = None
     if total or body.total:
-        payload["total"] = total_rows(layer, body.smq, database.role, executor, settings.query_timeout_s)
-    else:
-        payload["total"] = None
+        if not result.truncated and (result.row_count or not body.offset):  # the last page: no need to count
+            payload["total"] = body.offset + result.row_count
+        else:
+            payload["total"] = total_rows(layer, body.smq, database.role, executor, settings.query_timeout_s)
     return respond(payload, form, name=database.name)
 
 

@@ -147,6 +147,9 @@ def test_total_counts_the_whole_answer_not_the_page(client, duck) -> None:
     assert page["total"] == truth[0]
     limited = _post(client, {"smq": {**SMQ, "limit": 7}, "limit": 2, "total": True}).json()
     assert limited["total"] == 7  # the SMQ's own limit is part of the query; the page is not
+    n = whole["row_count"]
+    for offset in (n - 2, n, n + 5):  # the last page knows its total; past the end it is counted
+        assert _post(client, {"smq": SMQ, "limit": 5, "offset": offset, "total": True}).json()["total"] == n
     csv = _post(client, {"smq": SMQ, "limit": 3}, format="csv", total="true")
     assert csv.headers["x-smq-total"] == str(whole["row_count"])
 
