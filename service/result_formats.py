@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -149,6 +150,7 @@ def respond(payload: dict[str, Any], fmt: Format, name: str = "result") -> Respo
     if fmt == "json":
         return RowsResponse(payload, headers={"Vary": "Accept"})
     headers = {"Vary": "Accept", **_headers(payload)}
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "result"  # a file name safe in a header
     if fmt == "ndjson":
         return StreamingResponse(ndjson_lines(payload), media_type=MEDIA_TYPES["ndjson"], headers=headers)
     if fmt == "csv":
