@@ -17,13 +17,14 @@ from fastapi.middleware.cors import CORSMiddleware
 
 from engine import LayerValidationError
 
-from . import errors, limits, paused_runs_redis, request_errors, result_cache
+from . import compression, errors, limits, openapi_doc, paused_runs_redis, request_errors, result_cache
 from .auth import KeyStore
 from .deps import ServiceState
 from .errors import ServiceConfigError
 from .redis_state import quota_for
 from .registry import Registry
 from .request_log import configure_logging
+from .result_formats import EXPOSED_HEADERS
 from .routes import admin, ask, compile, cube, databases, execute, health, playground, query, tools
 from .observability import install_observability
 from .routes.health import service_version
@@ -91,8 +92,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
                            allow_headers=["Authorization", "Content-Type", "X-Request-ID", "If-None-Match", "Cache-Control"],
-                           expose_headers=["Server-Timing", "X-Request-ID", "ETag", "Age"],
+                           expose_headers=["Server-Timing", "X-Request-ID", "ETag", "Age", *EXPOSED_HEADERS],
                            max_age=600)
+    # -- results as front ends fetch them: br/gzip answers, errors declared as problem+json (api-results)
+    if settings.compression:
+        compression.install(app)
+    openapi_doc.install(app)
+    # --
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     app.include_router(health.router)
     for module in (databases, compile, query, execute, admin, ask, tools):  # every route here may meet a limit

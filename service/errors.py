@@ -20,6 +20,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.error_codes import CODES, PROBLEM_TYPE_BASE
@@ -116,7 +117,21 @@ async def _http_handler(request: Request, exc: Exception) -> JSONResponse:
     detail = exc.detail if isinstance(exc.detail, str) else HTTPStatus(exc.status_code).phrase
     if exc.status_code == 404 and detail == "Not Found":
         detail = f"no route {request.method} {request.url.path}; see /docs"
-    return problem(exc.status_code, code, detail, request.url.path, headers=getattr(exc, "headers", None))
+    headers = getattr(exc, "headers", None)
+    if exc.status_code == 405:  # Starlette names the methods of the first route on the path only
+        headers = {**(headers or {}), "Allow": allowed_methods(request)}
+    return problem(exc.status_code, code, detail, request.url.path, headers=headers)
+
+
+def allowed_methods(request: Request) -> str:
+    """Every method some route serves on this path (GET and POST /query are two routes), asked of each
+    route the way the router asks it (`matches`), so included routers answer for their own routes."""
+    allowed = []
+    for method in ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"):
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.routes):
+            allowed.append(method)
+    return ", ".join(allowed)
 
 
 class UnhandledErrorMiddleware:

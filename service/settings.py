@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from .routes.smq_schema import DEFAULT_MAX_LIMIT
+
 PREVIEW_ROWS = 5  # the spec's five-row preview of convertSmqToSql
 
 
@@ -29,6 +31,10 @@ class Settings(BaseSettings):
     query_timeout_s: float = Field(30.0, gt=0, description="per-query time budget, cancelled on the engine")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="largest request body accepted (bytes); larger: 413")
     max_sql_chars: int = Field(100_000, ge=100, description="longest SQL text accepted (characters); longer: 413")
+    max_limit: int = Field(
+        DEFAULT_MAX_LIMIT, ge=1, le=2**63 - 1,
+        description="largest `limit` a query (or its SMQ) may ask for; larger: 422 limit_too_large (not the engine's overflow)")
+    compression: bool = Field(True, description="compress answers with br or gzip when the client accepts it")
     max_result_bytes: int = Field(
         16_777_216, ge=1024, description="largest JSON of the rows one query returns (bytes); larger: 422, page it")
     max_inflight_per_key: int = Field(

@@ -15,6 +15,7 @@ from ..deps import DatabaseDep, StateDep, executor_for
 from ..settings import PREVIEW_ROWS
 from ..timing import record_db_time
 from engine.paging import paged_sql
+from .query import check_limit
 from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["smq"], responses=problem_responses(400, 401, 403, 404, 422, 503))
@@ -23,6 +24,7 @@ router = APIRouter(prefix="/v1/databases", tags=["smq"], responses=problem_respo
 @router.post("/{db}/compile", response_model=CompileResponse, summary="convertSmqToSql: compile an SMQ (and preview it)")
 def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep, request: Request) -> CompileResponse:
     layer = database.layer
+    check_limit(body.smq.get("limit"), state.settings.max_limit, "smq.limit")  # as /query: not an engine overflow
     dialect = (body.dialect or layer.dialect).lower()
     sql = layer.compile(body.smq, dialect=dialect, role=database.role)
     if not body.preview:

@@ -10,25 +10,31 @@ regenerated from the checked tree, never the client's text.
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from smq_db.rawsql import prepare_raw_sql
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..limits import check_sql_length
 from ..result_cache import cached_rows
-from .rows import RowsResponse, rows_response
+from ..columns import raw_columns
+from ..result_formats import OPENAPI_CONTENT, negotiate, respond
+from .query import FormatParam
+from .rows import rows_payload
 from .schemas import ExecuteRequest, Rows, problem_responses
 
 router = APIRouter(prefix="/v1/databases", tags=["sql"], responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
 
 
-@router.post("/{db}/execute", response_model=Rows, summary="execute: run one read-only SELECT")
-def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request) -> RowsResponse:
+@router.post("/{db}/execute", response_model=Rows, responses=OPENAPI_CONTENT, summary="execute: run one read-only SELECT")
+def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request,
+            format: FormatParam = None) -> Response:
     layer = database.layer
     check_sql_length(body.sql, state.settings.max_sql_chars)
     prepared = prepare_raw_sql(body.sql, layer.semantic, layer.graph, database.role_obj)
     executor, max_rows = executor_for(state, database), state.settings.max_rows
     result = cached_rows(request, database, prepared.sql, max_rows,  # the SQL after the role's rewrite
                          lambda: executor.execute(prepared.sql, max_rows=max_rows, timeout_s=state.settings.query_timeout_s))
-    return rows_response(request, prepared.sql, result)
+    payload = rows_payload(request, prepared.sql, result)
+    payload["fields"] = raw_columns(result.columns, result.column_types, layer.dialect)  # no elements: raw SQL
+    return respond(payload, negotiate(format, request.headers.get("accept")), name=database.name)

@@ -24,8 +24,13 @@ class RowsResponse(Response):
         return pydantic_core.to_json(content)
 
 
-def rows_response(request: Request, sql: str, result: QueryResult, **extra: Any) -> RowsResponse:
+def rows_payload(request: Request, sql: str, result: QueryResult, **extra: Any) -> dict[str, Any]:
     """`{sql, columns, rows, row_count, truncated, elapsed_ms, **extra}`, and the db time for Server-Timing."""
     record_db_time(request.scope, result.elapsed_ms)
-    return RowsResponse({"sql": sql, "columns": result.columns, "rows": result.rows, "row_count": result.row_count,
-                         "truncated": result.truncated, "elapsed_ms": result.elapsed_ms, **extra})
+    return {"sql": sql, "columns": result.columns, "rows": result.rows, "row_count": result.row_count,
+            "truncated": result.truncated, "elapsed_ms": result.elapsed_ms, **extra}
+
+
+def rows_response(request: Request, sql: str, result: QueryResult, **extra: Any) -> RowsResponse:
+    """`rows_payload` as a JSON response."""
+    return RowsResponse(rows_payload(request, sql, result, **extra))

@@ -7,7 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 from typing_extensions import Annotated
 
-from .smq_schema import SMQ_SCHEMA
+from ..columns import ResultColumn
+from .smq_schema import DEFAULT_MAX_LIMIT, SMQ_SCHEMA
 
 SMQ_EXAMPLE = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"],
                "order_by": ["-OrdersModel__orderCount"]}
@@ -130,13 +131,18 @@ class CompileResponse(BaseModel):
 
 class QueryRequest(Strict):
     smq: SmqBody = Field(description="the SMQ: metrics, group_by, filters, order_by, limit")
-    limit: int | None = Field(None, ge=0, description="page size (default and cap: the service's max rows)")
+    limit: int | None = Field(None, ge=0, json_schema_extra={"maximum": DEFAULT_MAX_LIMIT},
+                              description="page size (default and cap: the service's max rows); "
+                                          "larger than SMQ_MAX_LIMIT (default 10^9): 422 limit_too_large")
     offset: int = Field(0, ge=0, description="rows to skip (order the SMQ for stable pages)")
+    total: bool = Field(False, description="also count the rows of the whole answer (`total`; one more query)")
 
 
 class Rows(BaseModel):
     sql: str = Field(description="the SQL as run on the database")
     columns: list[str]
+    fields: list[ResultColumn] = Field(description="each column's name, semantic type, grain, database type and "
+                                                   "element, in the order of `columns`")
     rows: list[list[Any]]
     row_count: int
     truncated: bool = Field(description="more rows exist than were returned")
@@ -146,6 +152,7 @@ class Rows(BaseModel):
 class QueryResponse(Rows):
     limit: int = Field(description="the page size applied")
     offset: int
+    total: int | None = Field(None, description="rows of the whole answer (with `total=true`; else null)")
 
 
 class ExecuteRequest(Strict):

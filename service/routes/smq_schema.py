@@ -13,6 +13,8 @@ from typing import Any
 
 from engine.smq.filter_schema import FILTER
 
+DEFAULT_MAX_LIMIT = 1_000_000_000  # SMQ_MAX_LIMIT's default (service.settings); a 10^20 LIMIT overflows engines
+
 # as the parser reads them: a list of names, one name alone, or null (absent)
 _NAMES = {"anyOf": [{"type": "array", "items": {"type": "string", "minLength": 1}}, {"type": "string", "minLength": 1},
                     {"type": "null"}]}
@@ -34,6 +36,8 @@ SMQ_SCHEMA: dict[str, Any] = {
                                   {"member": "OrdersModel__channel", "operator": "equals", "values": ["web"]}]]},
         "order_by": {**_NAMES, "description": "output columns; a leading '-' sorts descending",
                      "examples": [["-OrdersModel__orderCount"]]},
-        "limit": {"anyOf": [{"type": "integer", "minimum": 0}, {"type": "null"}], "description": "at most this many rows"},
+        "limit": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": DEFAULT_MAX_LIMIT}, {"type": "null"}],
+                  "description": "at most this many rows; the service refuses more than SMQ_MAX_LIMIT "
+                                 f"(default {DEFAULT_MAX_LIMIT:,}) with 422 limit_too_large"},
     },
 }

@@ -52,6 +52,9 @@ class QueryResult:
     truncated: bool  # the query had more rows than max_rows
     elapsed_ms: float
     row_count: int  # rows returned here, i.e. len(rows)
+    # each column's type as the database reports it (cursor description or the engine's own type);
+    # None for a column (or every column) whose backend reports none, e.g. SQLite
+    column_types: list[str | None] | None = None
 
     def to_dict(self) -> dict:
         return {
@@ -60,7 +63,28 @@ class QueryResult:
             "truncated": self.truncated,
             "elapsed_ms": self.elapsed_ms,
             "row_count": self.row_count,
+            "column_types": self.column_types,
         }
+
+
+def description_types(description: Sequence[Sequence[Any]] | None,
+                      names: Callable[[Any], str | None] | None = None) -> list[str | None]:
+    """Each column's database type from a DB-API cursor description (its `type_code`), as text.
+
+    Drivers disagree on `type_code`: a type name (Trino, Databricks), a type object whose text is the
+    name (DuckDB), a number (MySQL, Snowflake: `names` maps it) or None (SQLite). Front ends show the
+    text as is, so no normalisation happens here (the service derives the semantic type from it).
+    """
+    out: list[str | None] = []
+    for column in description or ():
+        code = column[1] if len(column) > 1 else None
+        if names is not None:
+            out.append(names(code))
+        elif code is None or isinstance(code, (int, float)):
+            out.append(None)
+        else:
+            out.append(str(code))
+    return out
 
 
 @runtime_checkable
@@ -166,7 +190,8 @@ def result_budget(*, max_bytes: int | None, timeout_s: float | None) -> Iterator
         _BUDGET.reset(token)
 
 
-def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int, started: float) -> QueryResult:
+def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int, started: float,
+                column_types: Sequence[str | None] | None = None) -> QueryResult:
     """Build the capped, JSON-safe result; ``rows`` may hold max_rows + 1 rows (the probe row)."""
     taken = list(itertools.islice(rows, max_rows + 1))
     truncated = len(taken) > max_rows
@@ -175,7 +200,8 @@ def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows:
     budget = _BUDGET.get()
     kept = json_safe_rows(taken, len(columns)) if budget is None else _budgeted_rows(taken, len(columns), budget)
     elapsed = round((time.perf_counter() - started) * 1000, 3)
-    return QueryResult(list(columns), kept, truncated, elapsed, len(kept))
+    types = list(column_types) if column_types is not None and len(column_types) == len(columns) else None
+    return QueryResult(list(columns), kept, truncated, elapsed, len(kept), types)
 
 
 def _budgeted_rows(rows: list[Sequence[Any]], width: int, budget: ResultBudget) -> list[list]:

@@ -64,13 +64,14 @@ class BigQueryExecutor:
             job = self._client.query(sql, job_config=config, location=self.location, job_id_prefix="smq_", timeout=timeout_s)
             rows = job.result(timeout=max(0.001, timeout_s - (time.perf_counter() - started)), max_results=max_rows + 1)
             columns = [field.name for field in rows.schema]
+            types = [field.field_type for field in rows.schema]  # STRING, INT64, NUMERIC, TIMESTAMP ...
             values = [list(row.values()) for row in rows]
         except concurrent.futures.TimeoutError:
             self._cancel(job)
             raise QueryTimeout(timeout_message(timeout_s)) from None
         except self._api_errors.GoogleAPICallError as error:
             raise self._translate(error, timeout_s) from None
-        return make_result(columns, values, max_rows, started)
+        return make_result(columns, values, max_rows, started, types)
 
     def _verify_select(self, sql: str, timeout_s: float) -> None:
         """The second lock: BigQuery's own parse of the statement, without running it (free)."""

@@ -80,7 +80,8 @@ class ClickHouseExecutor:
                     self._client = None
                     raise BackendUnavailable(f"ClickHouse connection failed: {_first_line(error)}") from None
                 raise ExecutionError(_first_line(error)) from None
-        return make_result(list(result.column_names), result.result_rows, max_rows, started)
+        types = [getattr(t, "name", None) for t in result.column_types]  # ClickHouse's own type names
+        return make_result(list(result.column_names), result.result_rows, max_rows, started, types)
 
     def close(self) -> None:
         if self._client is not None:

@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..dialect_functions import refuse_unsafe
 from ..readonly import ensure_read_only
@@ -47,6 +47,7 @@ class DatabricksExecutor:
                 try:
                     cursor.execute(sql)
                     columns = [d[0] for d in cursor.description or ()]
+                    types = description_types(cursor.description)
                     rows = cursor.fetchmany(max_rows + 1)
                 except Exception as error:
                     if timer.fired or "STATEMENT_TIMEOUT" in str(error).upper():
@@ -61,7 +62,7 @@ class DatabricksExecutor:
                 conn.close()
             except Exception:  # closing is best effort
                 pass
-        return make_result(columns, [tuple(r) for r in rows], max_rows, started)
+        return make_result(columns, [tuple(r) for r in rows], max_rows, started, types)
 
     def close(self) -> None:
         """Nothing pooled: each query opens its own session."""

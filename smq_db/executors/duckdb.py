@@ -14,7 +14,7 @@ from pathlib import Path
 
 import duckdb
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..readonly import ensure_read_only
 
@@ -52,6 +52,7 @@ class DuckDBExecutor:
                 try:
                     cursor.execute(sql)
                     columns = [d[0] for d in cursor.description or ()]
+                    types = description_types(cursor.description)
                     rows = cursor.fetchmany(max_rows + 1)
                 except duckdb.Error as error:
                     if timer.fired:
@@ -59,7 +60,7 @@ class DuckDBExecutor:
                     raise ExecutionError(str(error)) from None
         finally:
             cursor.close()
-        return make_result(columns, rows, max_rows, started)
+        return make_result(columns, rows, max_rows, started, types)
 
     def close(self) -> None:
         with self._lock:

@@ -19,7 +19,7 @@ import contextlib
 import time
 from typing import Any
 
-from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, import_driver, make_result,
+from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, description_types, import_driver, make_result,
                    run_retrying_stale, timeout_message)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from .pool import SimplePool
@@ -49,6 +49,11 @@ class MySQLExecutor:
         connect_timeout_s: float = 10.0,
     ) -> None:
         self._pymysql = import_driver("pymysql", "pymysql")
+        field_types = import_driver("pymysql.constants.FIELD_TYPE", "pymysql")  # type codes -> names (LONGLONG, NEWDECIMAL)
+        self._type_names: dict[int, str] = {}
+        for name, code in vars(field_types).items():  # the first name of a code: TINY, not its alias CHAR
+            if name.isupper() and isinstance(code, int):
+                self._type_names.setdefault(code, name)
         self.dialect = dialect
         self._settings = {
             "host": host, "port": int(port), "user": user, "password": password or "", "database": database,
@@ -87,6 +92,7 @@ class MySQLExecutor:
             cursor = conn.cursor(self._pymysql.cursors.SSCursor)  # unbuffered: read only what we keep
             cursor.execute(sql)
             columns = [d[0] for d in cursor.description or ()]
+            types = description_types(cursor.description, self._type_names.get)
             rows = cursor.fetchmany(max_rows + 1)
             killed = len(rows) > max_rows and cursor.fetchone() is not None
             if killed:
@@ -94,7 +100,7 @@ class MySQLExecutor:
             with contextlib.suppress(self._pymysql.MySQLError):
                 cursor.close()  # reads what is left: nothing, or the error ending a killed query
             discard = killed and not self._alive(conn)
-            return make_result(columns, rows, max_rows, started)
+            return make_result(columns, rows, max_rows, started, types)
         except self._pymysql.MySQLError as error:
             translated = self._translate(error, timeout_s)
             if isinstance(translated, BackendUnavailable):  # the connection is gone: worth one more try

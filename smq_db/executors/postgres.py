@@ -124,6 +124,7 @@ class PostgresExecutor:
                         conn.execute(sql.SQL("DECLARE {} NO SCROLL CURSOR FOR ").format(cursor_name) + sql.SQL(query))
                         fetched = conn.execute(sql.SQL("FETCH FORWARD {} FROM {}").format(sql.Literal(max_rows + 1), cursor_name))
                     columns = [c.name for c in fetched.description or ()]
+                    types = [c.type_display for c in fetched.description or ()]
                     rows = fetched.fetchall()
                 finally:
                     if not conn.closed:
@@ -140,7 +141,7 @@ class PostgresExecutor:
             if type(error).__module__.startswith("psycopg_pool"):
                 raise BackendUnavailable(f"no PostgreSQL connection available: {error}") from None
             raise
-        return make_result(columns, rows, max_rows, started)
+        return make_result(columns, rows, max_rows, started, types)
 
     def close(self) -> None:
         self._pool.close()

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
 from ..readonly import ensure_read_only
@@ -42,6 +42,7 @@ class SnowflakeExecutor:
         self.dialect = dialect
         connector = import_driver("snowflake.connector", "snowflake-connector-python")
         self._errors = connector.errors
+        self._type_names = import_driver("snowflake.connector.constants", "snowflake-connector-python").FIELD_ID_TO_NAME
         self._connect_fn = connect or connector.connect
         self._kwargs = _connect_kwargs(settings)
         self._pool: SimplePool[Any] = SimplePool(self._connect, lambda c: c.close(), size=pool_size)
@@ -64,6 +65,7 @@ class SnowflakeExecutor:
                 try:
                     cursor.execute(sql, timeout=max(1, math.ceil(timeout_s)))
                     columns = [d[0] for d in cursor.description or ()]
+                    types = description_types(cursor.description, self._type_names.get)
                     rows = cursor.fetchmany(max_rows + 1)
                 except Exception as error:
                     if timer.fired or getattr(error, "errno", None) in _TIMEOUT_ERRNOS:
@@ -79,7 +81,7 @@ class SnowflakeExecutor:
                 cursor.close()
             finally:
                 self._pool.release(conn, discard=discard)
-        return make_result(columns, rows, max_rows, started)
+        return make_result(columns, rows, max_rows, started, types)
 
     def close(self) -> None:
         self._pool.close()

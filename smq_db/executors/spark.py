@@ -61,6 +61,7 @@ class SparkConnectExecutor:
                 try:
                     frame = session.sql(sql)
                     columns = list(frame.columns)
+                    types = [t for _, t in frame.dtypes]  # Spark's type names: bigint, decimal(38,2), timestamp
                     rows = [tuple(row) for row in frame.limit(max_rows + 1).collect()]
                 except Exception as error:
                     if timer.fired:
@@ -70,7 +71,7 @@ class SparkConnectExecutor:
                     raise BackendUnavailable(f"Spark Connect failed: {_first_line(error)}") from None
         finally:
             session.removeTag(tag)
-        return make_result(columns, rows, max_rows, started)
+        return make_result(columns, rows, max_rows, started, types)
 
     def close(self) -> None:
         if self._session is not None:

@@ -12,7 +12,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, description_types, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
 from ..readonly import ensure_read_only
@@ -60,6 +60,7 @@ class SqliteExecutor:
         try:
             cursor = conn.execute(sql)
             columns = [d[0] for d in cursor.description or ()]
+            types = description_types(cursor.description)  # SQLite has no result types: None each
             rows = cursor.fetchmany(max_rows + 1)
             cursor.close()
         except sqlite3.Error as error:
@@ -71,7 +72,7 @@ class SqliteExecutor:
         finally:
             conn.set_progress_handler(None, 0)
             self._pool.release(conn)
-        return make_result(columns, rows, max_rows, started)
+        return make_result(columns, rows, max_rows, started, types)
 
     def close(self) -> None:
         self._pool.close()

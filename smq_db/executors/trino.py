@@ -19,7 +19,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..readonly import ensure_read_only
 
@@ -55,6 +55,7 @@ class TrinoExecutor:
                     cursor.execute(sql)
                     rows = cursor.fetchmany(max_rows + 1)
                     columns = [d[0] for d in cursor.description or ()]
+                    types = description_types(cursor.description)
                 except exceptions.TrinoQueryError as error:
                     if timer.fired or error.error_name in _TIMEOUT_ERRORS:
                         raise QueryTimeout(timeout_message(timeout_s)) from None
@@ -73,7 +74,7 @@ class TrinoExecutor:
         finally:
             with contextlib.suppress(Exception):
                 conn.close()
-        return make_result(columns, rows, max_rows, started)
+        return make_result(columns, rows, max_rows, started, types)
 
     def close(self) -> None:
         """Nothing pooled: each query opens its own HTTP session."""

@@ -41,6 +41,7 @@ def test_rows_come_back_typed_and_json_safe(executor: TrinoExecutor) -> None:
     assert result.rows[0] == [1, "apple", "2024-01-31", 12.5]
     assert result.rows[2] == [3, "fig", None, None]
     assert not result.truncated
+    assert [t.split("(")[0] for t in result.column_types or []] == ["integer", "varchar", "date", "decimal"]
 
 
 def test_the_session_carries_user_catalog_schema_and_time_limit(executor: TrinoExecutor, fake: FakeTrino) -> None:
