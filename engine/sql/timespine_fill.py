@@ -1,0 +1,101 @@
+"""fill_nulls_with and join_to_timespine of simple metrics, applied to the assembled query.
+
+join_to_timespine: when the query is grouped by a time key (metric_time or a date/timestamp
+dimension at a grain), every period of the time spine between the first and the last period of the
+result gets a row (like MetricFlow's join to the time spine: the spine LEFT JOIN the result on the
+period, so the other group keys of a period without rows are NULL). fill_nulls_with: the metric's
+NULLs (no rows in its group, a period added from the spine) become the given number. Both apply to
+the metrics the query asks for by name.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..layer.model import Metric, SemanticLayer
+from ..plan.nodes import QueryPlan
+from ..smq.resolve import DimRef
+from .dialects import truncate
+
+
+def _ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=True)
+
+
+def _col(name: str, table: str | None = None) -> exp.Column:
+    return exp.Column(this=_ident(name), table=_ident(table) if table else None)
+
+
+def _metric(layer: SemanticLayer, name: str) -> Metric | None:
+    metric = layer.metrics.get(name)
+    return metric if metric is not None and metric.type == "simple" else None
+
+
+def _time_key(plan: QueryPlan) -> tuple[int, str] | None:
+    """The first group key that is a period: (its position, its grain)."""
+    for i, ref in enumerate(plan.group_keys):
+        dim = ref.dimension if isinstance(ref, DimRef) else None
+        if ref.date_part:
+            continue
+        if ref.axis and ref.grain:
+            return i, ref.grain
+        if dim is not None and dim.is_time and (ref.grain or dim.type == "date"):
+            return i, ref.grain or "day"
+    return None
+
+
+def fill_from_timespine(query: exp.Select, plan: QueryPlan, layer: SemanticLayer, dialect: str) -> exp.Select:
+    """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged)."""
+    names = [o.name for o in plan.outputs]
+    metrics = {o.name: m for o in plan.outputs if (m := _metric(layer, o.name)) is not None}
+    spine_wanted = any(m.join_to_timespine for m in metrics.values())
+    fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
+    key = _time_key(plan) if spine_wanted and layer.time_spine is not None else None
+    if key is None and not fills:
+        return query
+
+    def filled(name: str, table: str) -> exp.Expression:
+        value: exp.Expression = _col(name, table)
+        if name in fills:
+            value = exp.Coalesce(this=value, expressions=[exp.Literal.number(fills[name])])
+        return exp.alias_(value, name, quoted=True)
+
+    # the query's own CTEs move up: a WITH nested in a CTE or a subquery is not read by every engine
+    with_ = query.args.get("with_")
+    ctes = list(with_.expressions) if with_ is not None else []
+    query.set("with_", None)
+    if key is None:
+        out = exp.Select(expressions=[filled(n, "result") for n in names]).from_(
+            exp.Subquery(this=query, alias=exp.TableAlias(this=_ident("result"))))
+        return _with(out, ctes)
+    position, grain = key
+    spine = layer.time_spine
+    assert spine is not None
+    time_name = names[position]
+    day = _col(spine.column, "spine")
+    period = truncate(day, grain, dialect)
+    bounds = [exp.GTE(this=period.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Min(this=_col(time_name))]).from_(_ident("result")))),
+              exp.LTE(this=period.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Max(this=_col(time_name))]).from_(_ident("result"))))]
+    periods = (exp.Select(expressions=[exp.alias_(period, "period", quoted=True)])
+               .from_(_aliased(spine.table_node, "spine")).where(*bounds, copy=False).distinct(copy=False))
+    projection = [exp.alias_(_col("period", "p"), n, quoted=True) if n == time_name else filled(n, "r") for n in names]
+    join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))),
+                    on=exp.EQ(this=_col(time_name, "r"), expression=_col("period", "p")), side="LEFT")
+    out = (exp.Select(expressions=projection)
+           .from_(exp.Table(this=_ident("periods"), alias=exp.TableAlias(this=_ident("p"))))
+           .join(join, copy=False))
+    ctes += [exp.CTE(this=query, alias=exp.TableAlias(this=_ident("result"))),
+             exp.CTE(this=periods, alias=exp.TableAlias(this=_ident("periods")))]
+    return _with(out, ctes)
+
+
+def _with(query: exp.Select, ctes: list[exp.CTE]) -> exp.Select:
+    if ctes:
+        query.set("with_", exp.With(expressions=ctes))
+    return query
+
+
+def _aliased(table: exp.Expression, alias: str) -> exp.Expression:
+    node = table.copy()
+    node.set("alias", exp.TableAlias(this=_ident(alias)))
+    return node

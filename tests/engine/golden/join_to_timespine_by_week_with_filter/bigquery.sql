@@ -1,0 +1,33 @@
+WITH `result` AS (
+  SELECT
+    DATE_TRUNC(DATE(`orders`.order_date), ISOWEEK) AS `OrdersModel__orderDate__week`,
+    COUNT(`orders`.order_id) AS `orderCountFilled`
+  FROM orders AS `orders`
+  WHERE
+    `orders`.channel = 'store' AND TRIM(`orders`.status) = 'returned'
+  GROUP BY
+    DATE_TRUNC(DATE(`orders`.order_date), ISOWEEK)
+), `periods` AS (
+  SELECT DISTINCT
+    DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) AS `period`
+  FROM time_spine AS `spine`
+  WHERE
+    DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) >= (
+      SELECT
+        MIN(`OrdersModel__orderDate__week`)
+      FROM `result`
+    )
+    AND DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) <= (
+      SELECT
+        MAX(`OrdersModel__orderDate__week`)
+      FROM `result`
+    )
+)
+SELECT
+  `p`.`period` AS `OrdersModel__orderDate__week`,
+  COALESCE(`r`.`orderCountFilled`, 0) AS `orderCountFilled`
+FROM `periods` AS `p`
+LEFT JOIN `result` AS `r`
+  ON `r`.`OrdersModel__orderDate__week` = `p`.`period`
+ORDER BY
+  `OrdersModel__orderDate__week` ASC NULLS LAST

@@ -1,0 +1,34 @@
+WITH "result" AS (
+  SELECT
+    toMonday("orders".order_date) AS "OrdersModel__orderDate__week",
+    COUNT("orders".order_id) AS "orderCountFilled"
+  FROM orders AS "orders"
+  WHERE
+    "orders".channel = 'store' AND TRIM("orders".status) = 'returned'
+  GROUP BY
+    toMonday("orders".order_date)
+), "periods" AS (
+  SELECT DISTINCT
+    toMonday("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    toMonday("spine"."date_day") >= (
+      SELECT
+        MIN("OrdersModel__orderDate__week")
+      FROM "result"
+    )
+    AND toMonday("spine"."date_day") <= (
+      SELECT
+        MAX("OrdersModel__orderDate__week")
+      FROM "result"
+    )
+)
+SELECT
+  "p"."period" AS "OrdersModel__orderDate__week",
+  COALESCE("r"."orderCountFilled", 0) AS "orderCountFilled"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."OrdersModel__orderDate__week" = "p"."period"
+ORDER BY
+  "OrdersModel__orderDate__week" ASC
+SETTINGS join_use_nulls = 1

@@ -1,0 +1,34 @@
+WITH "result" AS (
+  SELECT
+    toDate("orders".order_date) AS "OrdersModel__orderDate__day",
+    COUNT("orders".order_id) AS "orderCountFilled",
+    COUNT("orders".order_id) AS "orderCountOnSpine"
+  FROM orders AS "orders"
+  GROUP BY
+    toDate("orders".order_date)
+), "periods" AS (
+  SELECT DISTINCT
+    toDate("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    toDate("spine"."date_day") >= (
+      SELECT
+        MIN("OrdersModel__orderDate__day")
+      FROM "result"
+    )
+    AND toDate("spine"."date_day") <= (
+      SELECT
+        MAX("OrdersModel__orderDate__day")
+      FROM "result"
+    )
+)
+SELECT
+  "p"."period" AS "OrdersModel__orderDate__day",
+  COALESCE("r"."orderCountFilled", 0) AS "orderCountFilled",
+  "r"."orderCountOnSpine" AS "orderCountOnSpine"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."OrdersModel__orderDate__day" = "p"."period"
+ORDER BY
+  "OrdersModel__orderDate__day" ASC
+SETTINGS join_use_nulls = 1

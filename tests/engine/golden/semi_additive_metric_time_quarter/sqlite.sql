@@ -1,0 +1,34 @@
+SELECT
+  "semi"."g0" AS "metric_time__quarter",
+  SUM("semi"."i0") AS "PaymentsModel__paidOnLastDay"
+FROM (
+  SELECT
+    DATE(
+      "payments".paid_at,
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', "payments".paid_at) AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    ) AS "g0",
+    CASE
+      WHEN DATE("payments".paid_at) = MAX(DATE("payments".paid_at)) OVER (
+        PARTITION BY DATE(
+          "payments".paid_at,
+          'start of month',
+          '-' || (
+            (
+              CAST(STRFTIME('%m', "payments".paid_at) AS INTEGER) - 1
+            ) % 3
+          ) || ' months'
+        )
+      )
+      THEN "payments".amount
+    END AS "i0"
+  FROM payments AS "payments"
+) AS "semi"
+GROUP BY
+  "semi"."g0"
+ORDER BY
+  "metric_time__quarter" ASC NULLS LAST
