@@ -54,7 +54,7 @@ def fill_from_timespine(query: exp.Select, plan: QueryPlan, layer: SemanticLayer
     if key is None and not fills:
         return query
 
-    def filled(name: str, table: str) -> exp.Expression:
+    def filled(name: str, table: str) -> exp.Expr:
         value: exp.Expression = _col(name, table)
         if name in fills:
             value = exp.Coalesce(this=value, expressions=[exp.Literal.number(fills[name])])
