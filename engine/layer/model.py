@@ -95,6 +95,7 @@ class NonAdditive:
     dimension: str  # a time dimension of the measure's model
     window_choice: str  # "min" | "max"
     window_groupings: tuple[str, ...] = ()  # dimensions of the measure's model (e.g. an account id)
+    location: Location | None = field(default=None, compare=False)  # where it is written, for messages
 
 
 @dataclass(frozen=True, slots=True)

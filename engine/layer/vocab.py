@@ -85,7 +85,7 @@ def _non_additive(reader: BaseReader, parent: YMap, raw: Any, agg: str, file: st
         return None
     if not name:
         return None
-    return NonAdditive(name, choice, tuple(groupings))
+    return NonAdditive(name, choice, tuple(groupings), where(file, spec, "name", field=field))
 
 
 def check_non_additive(reader: BaseReader, model: str, measure: Measure, dimensions: dict[str, Dimension]) -> bool:
@@ -93,8 +93,8 @@ def check_non_additive(reader: BaseReader, model: str, measure: Measure, dimensi
     spec = measure.non_additive
     if spec is None:
         return True
-    loc = measure.location
-    field = f"{loc.field}.non_additive_dimension"
+    loc = spec.location or measure.location
+    field = f"{measure.location.field}.non_additive_dimension"
     here = Location(loc.file, loc.line, loc.column, field)
     ok = True
     dim = dimensions.get(spec.dimension)
