@@ -98,7 +98,9 @@ class Planner:
             self.aggregates[key] = agg
             # filters that need their own rows (across a fan-out or an inner join) get their own aggregation
             axis = self.time_dimension(measure, cumulative) if self.axis_used else None
-            group_key: GroupKey = (measure.model, () if inline else texts, key[2], axis.qualified_name if axis else "")
+            # a semi-additive measure keeps only its window's rows: aggregated on its own (engine/sql/semi_additive.py)
+            own = (f"non_additive:{measure.qualified_name}",) if measure.non_additive else ()
+            group_key: GroupKey = (measure.model, (() if inline else texts) + own, key[2], axis.qualified_name if axis else "")
             self.groups.setdefault(group_key, []).append(agg)
             self.group_filters[group_key] = () if inline else filters
             self.group_metric[group_key] = cumulative

@@ -68,7 +68,7 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
             query = query.where(*[_fill(h, mapping) for h in plan.having], copy=False)
         for name, cte in ctes:
             query = query.with_(ident(name), as_=cte, copy=False)
-    query = fill_from_timespine(query, plan, renderer.layer, renderer.dialect)
+    query = fill_from_timespine(query, plan, renderer)
     if plan.order_by:
         query = query.order_by(*[exp.Ordered(this=exp.column(ident(name)), desc=desc, nulls_first=False) for name, desc in plan.order_by], copy=False)
     if plan.limit is not None:

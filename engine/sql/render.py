@@ -21,7 +21,7 @@ from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
 from .dialects import add_interval, date_literal, date_part, to_date, truncate
 from .percentile import PERCENTILE_AGGS, percentile_aggregate
-from .semi_additive import window_input
+from .semi_additive import on_window, window_columns
 
 if TYPE_CHECKING:
     from ..plan.nodes import Aggregate, FactGroup
@@ -201,8 +201,8 @@ class Renderer:
         if conditions:
             query = query.where(*conditions, copy=False)
         key_exprs = [render_ref(ref) for ref in keys]
-        semi = any(a.measure.non_additive for a in group.aggregates)
-        if not group.dedupe and not semi:
+        semi = next((a.measure for a in group.aggregates if a.measure.non_additive), None)  # alone in its group
+        if not group.dedupe and semi is None:
             inputs = {a.id: (self.measure_input(a, tree.root_alias, render_ref) if a.measure.node is not None or a.conditions else None)
                       for a in group.aggregates}
             aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.aggregates}
@@ -211,13 +211,16 @@ class Renderer:
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)] \
             if group.dedupe else []
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(window_input(self.measure_input(a, tree.root_alias, render_ref), a.measure, model, keys, key_exprs,
-                                               tree.root_alias, self.dialect), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        if semi is not None:
+            projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
         inner = query.select(*projection, copy=False)
         if group.dedupe:
             inner = inner.distinct(copy=False)
         name = "dedup" if group.dedupe else "semi"
         outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))))
+        if semi is not None:
+            outer = outer.where(on_window(name), copy=False)
         keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]
         aggs = {a.id: self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", name)) for a in group.aggregates}
         return outer, keys_out, aggs

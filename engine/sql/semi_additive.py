@@ -5,9 +5,9 @@ of each period count, the day chosen per window grouping (e.g. per account).
 The period is the query's own time key on the measure's time axis (metric_time or the
 non-additive dimension itself, at the grain asked); without one, the whole time range. Other group
 keys (a country, a category) do not choose the day: the balance on an account's last day is then
-split by them. The day is picked with a window function over the rows, so the input is
-`CASE WHEN day = MAX(day) OVER (PARTITION BY period, groupings) THEN input END` and the renderer
-aggregates it one level up (every engine here has window functions).
+split by them. The day is picked with a window function over the rows (`MAX(day) OVER (PARTITION BY
+period, groupings)`, every engine here has them) and the rows off it are dropped one level up, so a
+semi-additive measure is aggregated on its own (the planner gives it its own aggregation).
 """
 
 from __future__ import annotations
@@ -38,15 +38,20 @@ def period_keys(measure: Measure, model: Model, keys: tuple[DimRef, ...], key_ex
             if ref.dimension.model == model.name and ref.dimension.name in names and not ref.keys]
 
 
-def window_input(value: exp.Expression, measure: Measure, model: Model, keys: tuple[DimRef, ...],
-                 key_exprs: list[exp.Expression], alias: str, dialect: str) -> exp.Expression:
-    """The measure's row input, NULL on rows other than its window's first/last day (unchanged when additive)."""
+def window_columns(measure: Measure, model: Model, keys: tuple[DimRef, ...], key_exprs: list[exp.Expression],
+                   alias: str, dialect: str) -> list[exp.Expr]:
+    """`__day` (the row's day) and `__window` (its window's first/last day) for the rows of a semi-additive measure."""
     spec = measure.non_additive
-    if spec is None:
-        return value
+    assert spec is not None
     day = to_date(_qualified(model.dimensions[spec.dimension].node, alias), dialect)
     partition = period_keys(measure, model, keys, key_exprs)
     partition += [_qualified(model.dimensions[g].node, alias) for g in spec.window_groupings]
     pick = exp.Max if spec.window_choice == "max" else exp.Min
     window = exp.Window(this=pick(this=day.copy()), partition_by=partition or None)
-    return exp.Case(ifs=[exp.If(this=exp.EQ(this=day, expression=window), true=value)])
+    return [exp.alias_(day, "__day", quoted=True), exp.alias_(window, "__window", quoted=True)]
+
+
+def on_window(table: str) -> exp.Expression:
+    """Only the rows on their window's day count (a group without such a row disappears, as in MetricFlow)."""
+    return exp.EQ(this=exp.Column(this=exp.to_identifier("__day", quoted=True), table=exp.to_identifier(table, quoted=True)),
+                  expression=exp.Column(this=exp.to_identifier("__window", quoted=True), table=exp.to_identifier(table, quoted=True)))

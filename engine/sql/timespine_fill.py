@@ -1,11 +1,11 @@
 """fill_nulls_with and join_to_timespine of simple metrics, applied to the assembled query.
 
 join_to_timespine: when the query is grouped by a time key (metric_time or a date/timestamp
-dimension at a grain), every period of the time spine between the first and the last period of the
-result gets a row (like MetricFlow's join to the time spine: the spine LEFT JOIN the result on the
-period, so the other group keys of a period without rows are NULL). fill_nulls_with: the metric's
-NULLs (no rows in its group, a period added from the spine) become the given number. Both apply to
-the metrics the query asks for by name.
+dimension at a grain), every period of the time spine gets a row, as in MetricFlow: the spine LEFT
+JOIN the result on the period, so the other group keys of a period without rows are NULL. The
+query's filters on that time key restrict the spine too; without one, the whole spine is listed.
+fill_nulls_with: the metric's NULLs (no rows in its group, a period added from the spine) become the
+given number. Both apply to the metrics the query asks for by name.
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from sqlglot import exp
 
 from ..layer.model import Metric, SemanticLayer
 from ..plan.nodes import QueryPlan
+from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import truncate
+from .dialects import date_part, truncate
+from .render import Renderer
 
 
 def _ident(name: str) -> exp.Identifier:
@@ -44,8 +46,17 @@ def _time_key(plan: QueryPlan) -> tuple[int, str] | None:
     return None
 
 
-def fill_from_timespine(query: exp.Select, plan: QueryPlan, layer: SemanticLayer, dialect: str) -> exp.Select:
+def _spine_filters(plan: QueryPlan, key: DimRef) -> list[Filter]:
+    """The query's row filters that name only the time key's dimension (metric_time for metric_time)."""
+    def same(ref: DimRef) -> bool:
+        return ref.axis if key.axis else (not ref.axis and ref.dimension.qualified_name == key.dimension.qualified_name)
+
+    return [f for f in plan.where if f.dimension_refs() and all(same(r) for r in f.dimension_refs())]
+
+
+def fill_from_timespine(query: exp.Select, plan: QueryPlan, renderer: Renderer) -> exp.Select:
     """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged)."""
+    layer, dialect = renderer.layer, renderer.dialect
     names = [o.name for o in plan.outputs]
     metrics = {o.name: m for o in plan.outputs if (m := _metric(layer, o.name)) is not None}
     spine_wanted = any(m.join_to_timespine for m in metrics.values())
@@ -74,10 +85,17 @@ def fill_from_timespine(query: exp.Select, plan: QueryPlan, layer: SemanticLayer
     time_name = names[position]
     day = _col(spine.column, "spine")
     period = truncate(day, grain, dialect)
-    bounds = [exp.GTE(this=period.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Min(this=_col(time_name))]).from_(_ident("result")))),
-              exp.LTE(this=period.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Max(this=_col(time_name))]).from_(_ident("result"))))]
-    periods = (exp.Select(expressions=[exp.alias_(period, "period", quoted=True)])
-               .from_(_aliased(spine.table_node, "spine")).where(*bounds, copy=False).distinct(copy=False))
+
+    def on_spine(ref: DimRef) -> exp.Expression:
+        if ref.date_part:
+            return date_part(day.copy(), ref.date_part, dialect)
+        return truncate(day.copy(), ref.grain, dialect) if ref.grain else day.copy()
+
+    bounds = [renderer.filter_expr(f, on_spine) for f in _spine_filters(plan, plan.group_keys[position])]
+    periods = exp.Select(expressions=[exp.alias_(period, "period", quoted=True)]).from_(_aliased(spine.table_node, "spine"))
+    if bounds:
+        periods = periods.where(*bounds, copy=False)
+    periods = periods.distinct(copy=False)
     projection = [exp.alias_(_col("period", "p"), n, quoted=True) if n == time_name else filled(n, "r") for n in names]
     join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))),
                     on=exp.EQ(this=_col(time_name, "r"), expression=_col("period", "p")), side="LEFT")

@@ -4,7 +4,9 @@ WITH `result` AS (
     COUNT(`orders`.order_id) AS `orderCountFilled`
   FROM orders AS `orders`
   WHERE
-    `orders`.channel = 'store' AND TRIM(`orders`.status) = 'returned'
+    `orders`.channel = 'store'
+    AND TRIM(`orders`.status) = 'returned'
+    AND `orders`.order_date BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
   GROUP BY
     DATE_TRUNC(DATE(`orders`.order_date), ISOWEEK)
 ), `periods` AS (
@@ -12,16 +14,7 @@ WITH `result` AS (
     DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) AS `period`
   FROM time_spine AS `spine`
   WHERE
-    DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) >= (
-      SELECT
-        MIN(`OrdersModel__orderDate__week`)
-      FROM `result`
-    )
-    AND DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) <= (
-      SELECT
-        MAX(`OrdersModel__orderDate__week`)
-      FROM `result`
-    )
+    `spine`.`date_day` BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
 )
 SELECT
   `p`.`period` AS `OrdersModel__orderDate__week`,

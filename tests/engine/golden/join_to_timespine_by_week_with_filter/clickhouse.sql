@@ -4,7 +4,9 @@ WITH "result" AS (
     COUNT("orders".order_id) AS "orderCountFilled"
   FROM orders AS "orders"
   WHERE
-    "orders".channel = 'store' AND TRIM("orders".status) = 'returned'
+    "orders".channel = 'store'
+    AND TRIM("orders".status) = 'returned'
+    AND "orders".order_date BETWEEN CAST('2024-01-03' AS Nullable(DATE)) AND CAST('2024-06-30' AS Nullable(DATE))
   GROUP BY
     toMonday("orders".order_date)
 ), "periods" AS (
@@ -12,16 +14,7 @@ WITH "result" AS (
     toMonday("spine"."date_day") AS "period"
   FROM time_spine AS "spine"
   WHERE
-    toMonday("spine"."date_day") >= (
-      SELECT
-        MIN("OrdersModel__orderDate__week")
-      FROM "result"
-    )
-    AND toMonday("spine"."date_day") <= (
-      SELECT
-        MAX("OrdersModel__orderDate__week")
-      FROM "result"
-    )
+    "spine"."date_day" BETWEEN CAST('2024-01-03' AS Nullable(DATE)) AND CAST('2024-06-30' AS Nullable(DATE))
 )
 SELECT
   "p"."period" AS "OrdersModel__orderDate__week",

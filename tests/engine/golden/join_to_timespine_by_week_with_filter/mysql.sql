@@ -4,7 +4,9 @@ WITH `result` AS (
     COUNT(`orders`.order_id) AS `orderCountFilled`
   FROM orders AS `orders`
   WHERE
-    `orders`.channel = 'store' AND TRIM(`orders`.status) = 'returned'
+    `orders`.channel = 'store'
+    AND TRIM(`orders`.status) = 'returned'
+    AND `orders`.order_date BETWEEN '2024-01-03' AND '2024-06-30'
   GROUP BY
     DATE_SUB(DATE(`orders`.order_date), INTERVAL (WEEKDAY(`orders`.order_date)) DAY)
 ), `periods` AS (
@@ -12,16 +14,7 @@ WITH `result` AS (
     DATE_SUB(DATE(`spine`.`date_day`), INTERVAL (WEEKDAY(`spine`.`date_day`)) DAY) AS `period`
   FROM time_spine AS `spine`
   WHERE
-    DATE_SUB(DATE(`spine`.`date_day`), INTERVAL (WEEKDAY(`spine`.`date_day`)) DAY) >= (
-      SELECT
-        MIN(`OrdersModel__orderDate__week`)
-      FROM `result`
-    )
-    AND DATE_SUB(DATE(`spine`.`date_day`), INTERVAL (WEEKDAY(`spine`.`date_day`)) DAY) <= (
-      SELECT
-        MAX(`OrdersModel__orderDate__week`)
-      FROM `result`
-    )
+    `spine`.`date_day` BETWEEN '2024-01-03' AND '2024-06-30'
 )
 SELECT
   `p`.`period` AS `OrdersModel__orderDate__week`,

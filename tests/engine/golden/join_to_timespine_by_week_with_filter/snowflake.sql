@@ -10,7 +10,9 @@ WITH "result" AS (
     COUNT("orders".order_id) AS "orderCountFilled"
   FROM orders AS "orders"
   WHERE
-    "orders".channel = 'store' AND TRIM("orders".status) = 'returned'
+    "orders".channel = 'store'
+    AND TRIM("orders".status) = 'returned'
+    AND "orders".order_date BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
   GROUP BY
     CAST(DATEADD(
       DAY,
@@ -30,28 +32,7 @@ WITH "result" AS (
     ) AS DATE) AS "period"
   FROM time_spine AS "spine"
   WHERE
-    CAST(DATEADD(
-      DAY,
-      -(
-        DAYOFWEEKISO(CAST("spine"."date_day" AS DATE)) - 1
-      ),
-      CAST("spine"."date_day" AS DATE)
-    ) AS DATE) >= (
-      SELECT
-        MIN("OrdersModel__orderDate__week")
-      FROM "result"
-    )
-    AND CAST(DATEADD(
-      DAY,
-      -(
-        DAYOFWEEKISO(CAST("spine"."date_day" AS DATE)) - 1
-      ),
-      CAST("spine"."date_day" AS DATE)
-    ) AS DATE) <= (
-      SELECT
-        MAX("OrdersModel__orderDate__week")
-      FROM "result"
-    )
+    "spine"."date_day" BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
 )
 SELECT
   "p"."period" AS "OrdersModel__orderDate__week",

@@ -4,7 +4,9 @@ WITH `result` AS (
     COUNT(`orders`.order_id) AS `orderCountFilled`
   FROM orders AS `orders`
   WHERE
-    `orders`.channel = 'store' AND TRIM(`orders`.status) = 'returned'
+    `orders`.channel = 'store'
+    AND TRIM(`orders`.status) = 'returned'
+    AND `orders`.order_date BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
   GROUP BY
     CAST(DATE_TRUNC('week', `orders`.order_date) AS DATE)
 ), `periods` AS (
@@ -12,16 +14,7 @@ WITH `result` AS (
     CAST(DATE_TRUNC('week', `spine`.`date_day`) AS DATE) AS `period`
   FROM time_spine AS `spine`
   WHERE
-    CAST(DATE_TRUNC('week', `spine`.`date_day`) AS DATE) >= (
-      SELECT
-        MIN(`OrdersModel__orderDate__week`)
-      FROM `result`
-    )
-    AND CAST(DATE_TRUNC('week', `spine`.`date_day`) AS DATE) <= (
-      SELECT
-        MAX(`OrdersModel__orderDate__week`)
-      FROM `result`
-    )
+    `spine`.`date_day` BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
 )
 SELECT
   `p`.`period` AS `OrdersModel__orderDate__week`,

@@ -10,17 +10,6 @@ WITH `result` AS (
   SELECT DISTINCT
     DATE(`spine`.`date_day`) AS `period`
   FROM time_spine AS `spine`
-  WHERE
-    DATE(`spine`.`date_day`) >= (
-      SELECT
-        MIN(`OrdersModel__orderDate__day`)
-      FROM `result`
-    )
-    AND DATE(`spine`.`date_day`) <= (
-      SELECT
-        MAX(`OrdersModel__orderDate__day`)
-      FROM `result`
-    )
 )
 SELECT
   `p`.`period` AS `OrdersModel__orderDate__day`,

@@ -10,17 +10,6 @@ WITH "result" AS (
   SELECT DISTINCT
     CAST("spine"."date_day" AS DATE) AS "period"
   FROM time_spine AS "spine"
-  WHERE
-    CAST("spine"."date_day" AS DATE) >= (
-      SELECT
-        MIN("OrdersModel__orderDate__day")
-      FROM "result"
-    )
-    AND CAST("spine"."date_day" AS DATE) <= (
-      SELECT
-        MAX("OrdersModel__orderDate__day")
-      FROM "result"
-    )
 )
 SELECT
   "p"."period" AS "OrdersModel__orderDate__day",

@@ -7,10 +7,9 @@ FROM (
     `payments`.payment_id AS `__pk0`,
     DATE_TRUNC(DATE(`payments`.paid_at), YEAR) AS `g0`,
     `products`.category AS `g1`,
-    CASE
-      WHEN DATE(`payments`.paid_at) = MAX(DATE(`payments`.paid_at)) OVER (PARTITION BY DATE_TRUNC(DATE(`payments`.paid_at), YEAR))
-      THEN `payments`.amount
-    END AS `i0`
+    `payments`.amount AS `i0`,
+    DATE(`payments`.paid_at) AS `__day`,
+    MAX(DATE(`payments`.paid_at)) OVER (PARTITION BY DATE_TRUNC(DATE(`payments`.paid_at), YEAR)) AS `__window`
   FROM payments AS `payments`
   LEFT JOIN orders AS `orders`
     ON `payments`.order_id = `orders`.order_id
@@ -19,6 +18,8 @@ FROM (
   LEFT JOIN products AS `products`
     ON `order_items`.product_id = `products`.product_id
 ) AS `dedup`
+WHERE
+  `dedup`.`__day` = `dedup`.`__window`
 GROUP BY
   `PaymentsModel__paidAt__year`,
   `ProductsModel__category`

@@ -7,10 +7,9 @@ FROM (
     "payments".payment_id AS "__pk0",
     CAST(DATE_TRUNC('year', "payments".paid_at) AS DATE) AS "g0",
     "products".category AS "g1",
-    CASE
-      WHEN CAST("payments".paid_at AS DATE) = MAX(CAST("payments".paid_at AS DATE)) OVER (PARTITION BY CAST(DATE_TRUNC('year', "payments".paid_at) AS DATE))
-      THEN "payments".amount
-    END AS "i0"
+    "payments".amount AS "i0",
+    CAST("payments".paid_at AS DATE) AS "__day",
+    MAX(CAST("payments".paid_at AS DATE)) OVER (PARTITION BY CAST(DATE_TRUNC('year', "payments".paid_at) AS DATE)) AS "__window"
   FROM payments AS "payments"
   LEFT JOIN orders AS "orders"
     ON "payments".order_id = "orders".order_id
@@ -19,6 +18,8 @@ FROM (
   LEFT JOIN products AS "products"
     ON "order_items".product_id = "products".product_id
 ) AS "dedup"
+WHERE
+  "dedup"."__day" = "dedup"."__window"
 GROUP BY
   "dedup"."g0",
   "dedup"."g1"

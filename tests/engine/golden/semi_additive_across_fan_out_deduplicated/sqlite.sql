@@ -7,10 +7,9 @@ FROM (
     "payments".payment_id AS "__pk0",
     DATE("payments".paid_at, 'start of year') AS "g0",
     "products".category AS "g1",
-    CASE
-      WHEN DATE("payments".paid_at) = MAX(DATE("payments".paid_at)) OVER (PARTITION BY DATE("payments".paid_at, 'start of year'))
-      THEN "payments".amount
-    END AS "i0"
+    "payments".amount AS "i0",
+    DATE("payments".paid_at) AS "__day",
+    MAX(DATE("payments".paid_at)) OVER (PARTITION BY DATE("payments".paid_at, 'start of year')) AS "__window"
   FROM payments AS "payments"
   LEFT JOIN orders AS "orders"
     ON "payments".order_id = "orders".order_id
@@ -19,6 +18,8 @@ FROM (
   LEFT JOIN products AS "products"
     ON "order_items".product_id = "products".product_id
 ) AS "dedup"
+WHERE
+  "dedup"."__day" = "dedup"."__window"
 GROUP BY
   "dedup"."g0",
   "dedup"."g1"

@@ -4,12 +4,13 @@ SELECT
 FROM (
   SELECT
     DATE_TRUNC(DATE(`payments`.paid_at), QUARTER) AS `g0`,
-    CASE
-      WHEN DATE(`payments`.paid_at) = MIN(DATE(`payments`.paid_at)) OVER (PARTITION BY DATE_TRUNC(DATE(`payments`.paid_at), QUARTER), `payments`.method)
-      THEN `payments`.amount
-    END AS `i0`
+    `payments`.amount AS `i0`,
+    DATE(`payments`.paid_at) AS `__day`,
+    MIN(DATE(`payments`.paid_at)) OVER (PARTITION BY DATE_TRUNC(DATE(`payments`.paid_at), QUARTER), `payments`.method) AS `__window`
   FROM payments AS `payments`
 ) AS `semi`
+WHERE
+  `semi`.`__day` = `semi`.`__window`
 GROUP BY
   `PaymentsModel__paidAt__quarter`
 ORDER BY

@@ -7,17 +7,18 @@ FROM (
       MAKEDATE(YEAR(`payments`.paid_at), 1),
       INTERVAL (QUARTER(`payments`.paid_at) - 1) QUARTER
     ) AS `g0`,
-    CASE
-      WHEN DATE(`payments`.paid_at) = MIN(DATE(`payments`.paid_at)) OVER (
-        PARTITION BY DATE_ADD(
-          MAKEDATE(YEAR(`payments`.paid_at), 1),
-          INTERVAL (QUARTER(`payments`.paid_at) - 1) QUARTER
-        ), `payments`.method
-      )
-      THEN `payments`.amount
-    END AS `i0`
+    `payments`.amount AS `i0`,
+    DATE(`payments`.paid_at) AS `__day`,
+    MIN(DATE(`payments`.paid_at)) OVER (
+      PARTITION BY DATE_ADD(
+        MAKEDATE(YEAR(`payments`.paid_at), 1),
+        INTERVAL (QUARTER(`payments`.paid_at) - 1) QUARTER
+      ), `payments`.method
+    ) AS `__window`
   FROM payments AS `payments`
 ) AS `semi`
+WHERE
+  `semi`.`__day` = `semi`.`__window`
 GROUP BY
   `semi`.`g0`
 ORDER BY

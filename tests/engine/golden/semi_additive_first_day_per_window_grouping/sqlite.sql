@@ -12,22 +12,23 @@ FROM (
         ) % 3
       ) || ' months'
     ) AS "g0",
-    CASE
-      WHEN DATE("payments".paid_at) = MIN(DATE("payments".paid_at)) OVER (
-        PARTITION BY DATE(
-          "payments".paid_at,
-          'start of month',
-          '-' || (
-            (
-              CAST(STRFTIME('%m', "payments".paid_at) AS INTEGER) - 1
-            ) % 3
-          ) || ' months'
-        ), "payments".method
-      )
-      THEN "payments".amount
-    END AS "i0"
+    "payments".amount AS "i0",
+    DATE("payments".paid_at) AS "__day",
+    MIN(DATE("payments".paid_at)) OVER (
+      PARTITION BY DATE(
+        "payments".paid_at,
+        'start of month',
+        '-' || (
+          (
+            CAST(STRFTIME('%m', "payments".paid_at) AS INTEGER) - 1
+          ) % 3
+        ) || ' months'
+      ), "payments".method
+    ) AS "__window"
   FROM payments AS "payments"
 ) AS "semi"
+WHERE
+  "semi"."__day" = "semi"."__window"
 GROUP BY
   "semi"."g0"
 ORDER BY

@@ -4,12 +4,13 @@ SELECT
 FROM (
   SELECT
     toStartOfQuarter("payments".paid_at) AS "g0",
-    CASE
-      WHEN CAST("payments".paid_at AS Nullable(DATE)) = MAX(CAST("payments".paid_at AS Nullable(DATE))) OVER (PARTITION BY toStartOfQuarter("payments".paid_at))
-      THEN "payments".amount
-    END AS "i0"
+    "payments".amount AS "i0",
+    CAST("payments".paid_at AS Nullable(DATE)) AS "__day",
+    MAX(CAST("payments".paid_at AS Nullable(DATE))) OVER (PARTITION BY toStartOfQuarter("payments".paid_at)) AS "__window"
   FROM payments AS "payments"
 ) AS "semi"
+WHERE
+  "semi"."__day" = "semi"."__window"
 GROUP BY
   "semi"."g0"
 ORDER BY

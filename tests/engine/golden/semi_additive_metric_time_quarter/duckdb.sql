@@ -4,12 +4,13 @@ SELECT
 FROM (
   SELECT
     CAST(DATE_TRUNC('quarter', "payments".paid_at) AS DATE) AS "g0",
-    CASE
-      WHEN CAST("payments".paid_at AS DATE) = MAX(CAST("payments".paid_at AS DATE)) OVER (PARTITION BY CAST(DATE_TRUNC('quarter', "payments".paid_at) AS DATE))
-      THEN "payments".amount
-    END AS "i0"
+    "payments".amount AS "i0",
+    CAST("payments".paid_at AS DATE) AS "__day",
+    MAX(CAST("payments".paid_at AS DATE)) OVER (PARTITION BY CAST(DATE_TRUNC('quarter', "payments".paid_at) AS DATE)) AS "__window"
   FROM payments AS "payments"
 ) AS "semi"
+WHERE
+  "semi"."__day" = "semi"."__window"
 GROUP BY
   "semi"."g0"
 ORDER BY

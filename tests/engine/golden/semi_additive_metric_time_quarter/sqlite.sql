@@ -12,22 +12,23 @@ FROM (
         ) % 3
       ) || ' months'
     ) AS "g0",
-    CASE
-      WHEN DATE("payments".paid_at) = MAX(DATE("payments".paid_at)) OVER (
-        PARTITION BY DATE(
-          "payments".paid_at,
-          'start of month',
-          '-' || (
-            (
-              CAST(STRFTIME('%m', "payments".paid_at) AS INTEGER) - 1
-            ) % 3
-          ) || ' months'
-        )
+    "payments".amount AS "i0",
+    DATE("payments".paid_at) AS "__day",
+    MAX(DATE("payments".paid_at)) OVER (
+      PARTITION BY DATE(
+        "payments".paid_at,
+        'start of month',
+        '-' || (
+          (
+            CAST(STRFTIME('%m', "payments".paid_at) AS INTEGER) - 1
+          ) % 3
+        ) || ' months'
       )
-      THEN "payments".amount
-    END AS "i0"
+    ) AS "__window"
   FROM payments AS "payments"
 ) AS "semi"
+WHERE
+  "semi"."__day" = "semi"."__window"
 GROUP BY
   "semi"."g0"
 ORDER BY
