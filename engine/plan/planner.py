@@ -134,7 +134,11 @@ class Planner:
             raise QueryError(f"metrics form a cycle: {' -> '.join(stack + (ref.name,))}", code="metric_cycle", location=Location(field=field))
         stack = stack + (ref.name,)
         if ref.type in ("simple", "cumulative"):
-            return self._aggregate(None, ref, field)
+            value = self._aggregate(None, ref, field)
+            if ref.fill_nulls_with is None:
+                return value
+            # fill_nulls_with: the metric's value where its group has no rows, also as an input (spine rows: timespine_fill.py)
+            return exp.Coalesce(this=value, expressions=[exp.Literal.number(ref.fill_nulls_with)])
         if ref.type == "ratio":
             num = self.expand(self._input(ref.numerator, field), field, stack)
             den = self.expand(self._input(ref.denominator, field), field, stack)

@@ -5,7 +5,8 @@ dimension at a grain), every period of the time spine gets a row, as in MetricFl
 JOIN the result on the period, so the other group keys of a period without rows are NULL. The
 query's filters on that time key restrict the spine too; without one, the whole spine is listed.
 fill_nulls_with: the metric's NULLs (no rows in its group, a period added from the spine) become the
-given number. Both apply to the metrics the query asks for by name.
+given number; the planner writes it into the metric's expression (so a ratio or derived metric reads
+the filled value too) and the spine join fills the periods it adds for the metrics the query names.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ def fill_from_timespine(query: exp.Select, plan: QueryPlan, renderer: Renderer) 
     spine_wanted = any(m.join_to_timespine for m in metrics.values())
     fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
     key = _time_key(plan) if spine_wanted and layer.time_spine is not None else None
-    if key is None and not fills:
+    if key is None:  # the fill of a group without rows is in the metric's own expression (planner.expand)
         return query
 
     def filled(name: str, table: str) -> exp.Expr:
@@ -75,10 +76,6 @@ def fill_from_timespine(query: exp.Select, plan: QueryPlan, renderer: Renderer) 
     with_ = query.args.get("with_")
     ctes = list(with_.expressions) if with_ is not None else []
     query.set("with_", None)
-    if key is None:
-        out = exp.Select(expressions=[filled(n, "result") for n in names]).from_(
-            exp.Subquery(this=query, alias=exp.TableAlias(this=_ident("result"))))
-        return _with(out, ctes)
     position, grain = key
     spine = layer.time_spine
     assert spine is not None

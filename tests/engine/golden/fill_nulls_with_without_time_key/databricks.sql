@@ -1,15 +1,9 @@
 SELECT
-  `result`.`PaymentsModel__method` AS `PaymentsModel__method`,
-  COALESCE(`result`.`cardPaymentsOrZero`, 0) AS `cardPaymentsOrZero`,
-  `result`.`PaymentsModel__paymentCount` AS `PaymentsModel__paymentCount`
-FROM (
-  SELECT
-    `payments`.method AS `PaymentsModel__method`,
-    SUM(CASE WHEN `payments`.method = 'card' THEN `payments`.amount END) AS `cardPaymentsOrZero`,
-    COUNT(`payments`.payment_id) AS `PaymentsModel__paymentCount`
-  FROM payments AS `payments`
-  GROUP BY
-    `payments`.method
-) AS `result`
+  `payments`.method AS `PaymentsModel__method`,
+  COALESCE(SUM(CASE WHEN `payments`.method = 'card' THEN `payments`.amount END), 0) AS `cardPaymentsOrZero`,
+  COUNT(`payments`.payment_id) AS `PaymentsModel__paymentCount`
+FROM payments AS `payments`
+GROUP BY
+  `payments`.method
 ORDER BY
   `PaymentsModel__method` ASC NULLS LAST

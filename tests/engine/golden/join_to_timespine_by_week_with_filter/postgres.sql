@@ -1,7 +1,7 @@
 WITH "result" AS (
   SELECT
     CAST(DATE_TRUNC('week', "orders".order_date) AS DATE) AS "OrdersModel__orderDate__week",
-    COUNT("orders".order_id) AS "orderCountFilled"
+    COALESCE(COUNT("orders".order_id), 0) AS "orderCountFilled"
   FROM orders AS "orders"
   WHERE
     "orders".channel = 'store'

@@ -1,7 +1,7 @@
 WITH "result" AS (
   SELECT
     DATE("orders".order_date, 'weekday 0', '-6 days') AS "OrdersModel__orderDate__week",
-    COUNT("orders".order_id) AS "orderCountFilled"
+    COALESCE(COUNT("orders".order_id), 0) AS "orderCountFilled"
   FROM orders AS "orders"
   WHERE
     "orders".channel = 'store'

@@ -1,7 +1,7 @@
 WITH "result" AS (
   SELECT
     CAST("orders".order_date AS DATE) AS "OrdersModel__orderDate__day",
-    COUNT("orders".order_id) AS "orderCountFilled",
+    COALESCE(COUNT("orders".order_id), 0) AS "orderCountFilled",
     COUNT("orders".order_id) AS "orderCountOnSpine"
   FROM orders AS "orders"
   GROUP BY
