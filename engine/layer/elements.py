@@ -20,15 +20,16 @@ from .model import (
     AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, Window,
 )
 from .reader import BaseReader
+from .vocab import MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
 from .yamlpos import YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 DIMENSION_KEYS = ("name", "type", "description", "expr")
-MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension")
+MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date", "time_grain",
+    "time_dimension", "window", "grain_to_date", "time_grain", *METRIC_VOCAB_KEYS,
 )
 ENTITY_KEYS = ("name", "type", "expr", "description")
 
@@ -98,13 +99,14 @@ class ElementReader(BaseReader):
         elif agg != "count":
             self.errors.add(f"{field}: missing 'expr' (only agg: count may omit it, meaning COUNT(*))", where(file, node, field=field), code="missing_key")
             return None
+        params = measure_params(self, node, agg, file, field)
         if name is None:
             return None
         time_dimension = self.text(node, "time_dimension", file, field) or None
         if time_dimension:  # checked against the model's dimensions once they are all read
             self.time_dimension_refs.append((model, name, time_dimension, where(file, node, "time_dimension", field=f"{field}.time_dimension")))
         return Measure(model, name, agg, self.text(node, "description", file, field), expr_text or None, parsed,
-                       where(file, node, "name", field=field), time_dimension)
+                       where(file, node, "name", field=field), time_dimension, **params)
 
     def _entity(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Entity | None:
         field = f"entities[{i}]"
@@ -206,6 +208,7 @@ class ElementReader(BaseReader):
                                     suggestions=nearest(grain, GRAINS, 1))
                 else:
                     fields["grain_to_date"] = grain
+        fields.update(metric_params(self, node, kind, file, field))
         grain_text = self.text(node, "time_grain", file, field).lower()
         if grain_text:
             if grain_text not in GRAINS:

@@ -26,6 +26,7 @@ from .model import (
 )
 from .reader import NAME_RULE, _kind, display_path
 from .yamlpos import YMap, YSeq, where
+from .vocab import check_non_additive
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache")
 RAW_SQL_KEYS = ("functions", "table_functions")
@@ -215,6 +216,10 @@ class _Reader(ElementReader):
                     model_name, dimensions, td, loc, f"measure {measure_name}: time_dimension"):
                 measures[measure_name] = replace(measures[measure_name], time_dimension=None)
         self.time_dimension_refs = [r for r in self.time_dimension_refs if r[0] != model_name]
+        for measure in list(measures.values()):  # a semi-additive measure's dimensions are its model's
+            if not check_non_additive(self, model_name, measure, dimensions):
+                measures[measure.name] = replace(measure, non_additive=None)
+                self.broken.add(measure.qualified_name)
         entities: dict[str, Entity] = {}
         for i, item, seq in self.items(node, "entities", file, "model"):
             entity = self._entity(model_name, item, file, seq, i)

@@ -16,7 +16,7 @@ from ..errors import Location
 
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
-AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max")
+AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max", "percentile", "median")
 METRIC_TYPES = ("simple", "ratio", "derived", "cumulative")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
@@ -76,10 +76,26 @@ class Measure:
     node: exp.Expression | None
     location: Location
     time_dimension: str | None = None  # a dimension of its model: its place on metric_time (else the model's default)
+    # agg: percentile (engine/sql/percentile.py): the fraction 0..1, discrete (PERCENTILE_DISC), approximate
+    percentile: float | None = None
+    discrete: bool = False
+    approximate: bool = False
+    non_additive: NonAdditive | None = None  # semi-additive (engine/sql/semi_additive.py)
 
     @property
     def qualified_name(self) -> str:
         return qualified(self.model, self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class NonAdditive:
+    """MetricFlow's non_additive_dimension: only the rows on the first (min) or last (max) day of the
+    time dimension count, per period of the query's time grain and per window grouping."""
+
+    dimension: str  # a time dimension of the measure's model
+    window_choice: str  # "min" | "max"
+    window_groupings: tuple[str, ...] = ()  # dimensions of the measure's model (e.g. an account id)
+    location: Location | None = field(default=None, compare=False)  # where it is written, for messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +139,8 @@ class Metric:
     window: Window | None = None
     grain_to_date: str | None = None
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
+    fill_nulls_with: int | float | None = None  # simple: the value of a period/group without rows (engine/sql/timespine_fill.py)
+    join_to_timespine: bool = False  # simple: one row per time-spine period when grouped by time
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""

@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .joins import FLIP
-from .model import GRAINS, Dimension, SemanticLayer, column_name
+from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
 
 
 def element_names(layer: SemanticLayer) -> dict[str, str]:
@@ -99,6 +99,13 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 if elements.get(ref) != "dimension" and not _time_axis_or_mf_name(layer, column_name(col)):
                     errors.add(f"{field}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
                                loc, code="invalid_filter", suggestions=nearest(ref, dimensions))
+        if metric.join_to_timespine and layer.time_spine is None:
+            errors.add(f"{field}.join_to_timespine: metric '{metric.name}' needs a time spine: add time_spine (table, column) "
+                       f"to database.yml", loc, code="missing_time_spine")
+        measure = _measure(layer, metric.measure or "") if metric.type == "cumulative" else None
+        if measure is not None and measure.non_additive is not None:
+            errors.add(f"{field}.measure: {measure.qualified_name} is semi-additive (non_additive_dimension); a cumulative "
+                       f"metric over it would add up balances across days. Use a simple metric", loc, code="invalid_metric")
         if metric.type == "cumulative":
             if layer.time_spine is None:
                 errors.add(f"{field}: cumulative metric '{metric.name}' needs a time spine: add time_spine (table, column) to database.yml",
@@ -151,6 +158,12 @@ def _allowed(node: exp.Expression, text: str, field: str, what: str, loc: Locati
         check_allowed(node, text, field, what)
     except QueryError as err:
         errors.add(f"{field}: {err.message}", loc, code="invalid_expression")
+
+
+def _measure(layer: SemanticLayer, name: str) -> Measure | None:
+    model, _, element = name.partition("__")
+    found = layer.models.get(model)
+    return found.measures.get(element) if found is not None else None
 
 
 def _dimension(layer: SemanticLayer, name: str) -> Dimension | None:

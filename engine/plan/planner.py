@@ -98,7 +98,9 @@ class Planner:
             self.aggregates[key] = agg
             # filters that need their own rows (across a fan-out or an inner join) get their own aggregation
             axis = self.time_dimension(measure, cumulative) if self.axis_used else None
-            group_key: GroupKey = (measure.model, () if inline else texts, key[2], axis.qualified_name if axis else "")
+            # a semi-additive measure keeps only its window's rows: aggregated on its own (engine/sql/semi_additive.py)
+            own = (f"non_additive:{measure.qualified_name}",) if measure.non_additive else ()
+            group_key: GroupKey = (measure.model, (() if inline else texts) + own, key[2], axis.qualified_name if axis else "")
             self.groups.setdefault(group_key, []).append(agg)
             self.group_filters[group_key] = () if inline else filters
             self.group_metric[group_key] = cumulative
@@ -132,7 +134,11 @@ class Planner:
             raise QueryError(f"metrics form a cycle: {' -> '.join(stack + (ref.name,))}", code="metric_cycle", location=Location(field=field))
         stack = stack + (ref.name,)
         if ref.type in ("simple", "cumulative"):
-            return self._aggregate(None, ref, field)
+            value = self._aggregate(None, ref, field)
+            if ref.fill_nulls_with is None:
+                return value
+            # fill_nulls_with: the metric's value where its group has no rows, also as an input (spine rows: timespine_fill.py)
+            return exp.Coalesce(this=value, expressions=[exp.Literal.number(ref.fill_nulls_with)])
         if ref.type == "ratio":
             num = self.expand(self._input(ref.numerator, field), field, stack)
             den = self.expand(self._input(ref.denominator, field), field, stack)

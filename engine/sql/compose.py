@@ -7,6 +7,7 @@ from sqlglot import exp
 from ..plan.nodes import QueryPlan
 from .dialects import typed_null
 from .render import Renderer, col, ident
+from .timespine_fill import fill_from_timespine
 
 
 def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.Expression:
@@ -67,6 +68,7 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
             query = query.where(*[_fill(h, mapping) for h in plan.having], copy=False)
         for name, cte in ctes:
             query = query.with_(ident(name), as_=cte, copy=False)
+    query = fill_from_timespine(query, plan, renderer)
     if plan.order_by:
         query = query.order_by(*[exp.Ordered(this=exp.column(ident(name)), desc=desc, nulls_first=False) for name, desc in plan.order_by], copy=False)
     if plan.limit is not None:

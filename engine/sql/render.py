@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING, Callable, cast
 from sqlglot import exp
 
 from ..layer.joins import Path
-from ..layer.model import GRAINS, Model, SemanticLayer
+from ..layer.model import GRAINS, Measure, Model, SemanticLayer
 from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
 from .dialects import add_interval, date_literal, date_part, to_date, truncate
+from .percentile import PERCENTILE_AGGS, percentile_aggregate
+from .semi_additive import on_window, window_columns
 
 if TYPE_CHECKING:
     from ..plan.nodes import Aggregate, FactGroup
@@ -168,6 +170,12 @@ class Renderer:
         condition = exp.and_(*[self.filter_expr(f, render) for f in agg.conditions])
         return exp.Case(ifs=[exp.If(this=condition, true=value)])
 
+    def measure_aggregate(self, measure: Measure, value: exp.Expression | None) -> exp.Expression:
+        """The measure's aggregate of its input; percentiles are per dialect (percentile.py)."""
+        if measure.agg in PERCENTILE_AGGS and value is not None:
+            return percentile_aggregate(measure, value, self.dialect)
+        return self.aggregate(measure.agg, value)
+
     @staticmethod
     def aggregate(agg: str, value: exp.Expression | None) -> exp.Expression:
         if value is None:
@@ -193,19 +201,28 @@ class Renderer:
         if conditions:
             query = query.where(*conditions, copy=False)
         key_exprs = [render_ref(ref) for ref in keys]
-        if not group.dedupe:
+        semi = next((a.measure for a in group.aggregates if a.measure.non_additive), None)  # alone in its group
+        if not group.dedupe and semi is None:
             inputs = {a.id: (self.measure_input(a, tree.root_alias, render_ref) if a.measure.node is not None or a.conditions else None)
                       for a in group.aggregates}
-            aggs = {a.id: self.aggregate(a.measure.agg, inputs[a.id]) for a in group.aggregates}
+            aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.aggregates}
             return query, key_exprs, aggs
-        # fan-out: one row per (primary key, group) before aggregating
-        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
+        # fan-out: one row per (primary key, group) before aggregating; semi-additive: only the window's rows count
+        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)] \
+            if group.dedupe else []
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
         projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
-        inner = query.select(*projection, copy=False).distinct(copy=False)
-        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
-        keys_out: list[exp.Expression] = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
-        aggs = {a.id: self.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.aggregates}
+        if semi is not None:
+            projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
+        inner = query.select(*projection, copy=False)
+        if group.dedupe:
+            inner = inner.distinct(copy=False)
+        name = "dedup" if group.dedupe else "semi"
+        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))))
+        if semi is not None:
+            outer = outer.where(on_window(name), copy=False)
+        keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]
+        aggs = {a.id: self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", name)) for a in group.aggregates}
         return outer, keys_out, aggs
 
     def group_cte(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
@@ -304,7 +321,7 @@ class Renderer:
             projection += [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
                            for a in group.aggregates]
         else:
-            projection += [exp.alias_(self.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
+            projection += [exp.alias_(self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
                            for a in group.aggregates]
         final = (
             exp.Select(expressions=projection)

@@ -22,11 +22,12 @@ from engine.errors import Location
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
 from .source import DbtSources, Found
 from .templates import Reference, TemplateError, references, translate
+from .measure_params import non_additive, percentile_params
 from .metrics import GRAINS, NOT_YET, MetricMapping  # noqa: F401 - GRAINS importable from here as before
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 AGGS = {"sum": "sum", "count": "count", "count_distinct": "count_distinct", "average": "avg", "avg": "avg",
-        "min": "min", "max": "max", "sum_boolean": "sum"}
+        "min": "min", "max": "max", "sum_boolean": "sum", "median": "median", "percentile": "percentile"}
 FINE_GRAINS = {"nanosecond", "microsecond", "millisecond", "second", "minute", "hour"}
 OWNER_TYPES = ("primary", "unique")
 
@@ -202,18 +203,22 @@ class Converter(MetricMapping):
         if name in self.measures:
             self.refuse(found.at(item, "name"), f"measure '{name}' is defined twice (also in {self.measures[name][0]})")
             return None
-        if agg in ("median", "percentile"):
-            self.refuse(where, f"measure '{name}' of {model}: {agg} aggregation is {NOT_YET}")
-            self.refused_measures.add(name)
-            return None
         if agg not in AGGS:
-            self.refuse(where, f"measure '{name}' of {model}: unknown agg '{agg}' ({', '.join(AGGS)}, median, percentile)")
+            self.refuse(where, f"measure '{name}' of {model}: unknown agg '{agg}' ({', '.join(AGGS)})")
             return None
+        extra: dict[str, Any] = {}  # percentile parameters, semi-additive window (measure_params.py)
+        if agg == "percentile":
+            got = percentile_params(found, model, item, self.refuse)
+            if got is None:
+                self.refused_measures.add(name)
+                return None
+            extra.update(got)
         if item.get("non_additive_dimension"):
-            self.refuse(found.at(item, "non_additive_dimension"),
-                        f"measure '{name}' of {model}: non_additive_dimension (semi-additive balances) is {NOT_YET}")
-            self.refused_measures.add(name)
-            return None
+            window = non_additive(found, model, item, self.models[model].dimensions, self.refuse)
+            if window is None:
+                self.refused_measures.add(name)
+                return None
+            extra["non_additive_dimension"] = window
         expr = str(item.get("expr")) if item.get("expr") is not None else name
         if agg == "sum_boolean":
             expr = self.boolean_to_int(found, item, expr)
@@ -230,6 +235,7 @@ class Converter(MetricMapping):
         if description:
             out["description"] = str(description).strip()
         out["expr"] = expr
+        out.update(extra)
         own_time = item.get("agg_time_dimension")
         if own_time and own_time != self.models[model].agg_time_dimension:
             if (self.models[model].dimensions.get(own_time) or {}).get("type") not in ("date", "timestamp"):

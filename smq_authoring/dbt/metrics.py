@@ -121,9 +121,10 @@ class MetricMapping:
             self.refuse(found.at(params, "measure"), f"metric '{found.name}': unknown measure '{measure}'"
                         + (f"; did you mean '{nearest(measure, list(self.measures))[0]}'?" if nearest(measure, list(self.measures)) else ""))
             return None
-        for key in ("fill_nulls_with", "join_to_timespine"):
-            if ref.get(key) not in (None, False):
-                self.refuse(found.at(params, "measure"), f"metric '{found.name}': {key} is {NOT_YET}")
+        for key in ("fill_nulls_with", "join_to_timespine"):  # a simple metric's own keys (simple() maps them)
+            if ref.get(key) not in (None, False) and str(found.body.get("type") or "").lower() != "simple":
+                self.refuse(found.at(params, "measure"), f"metric '{found.name}': {key} on a measure input of a "
+                            f"{found.body.get('type')} metric is {NOT_YET}")
                 return None
         if ref.get("filter"):
             self.refuse(found.at(params, "measure"), f"metric '{found.name}': a filter on the measure input is {NOT_YET}")
@@ -134,8 +135,16 @@ class MetricMapping:
         got = self.measure_input(found, params)
         if got is None:
             return None
-        model, measure, _ = got
+        model, measure, ref = got
         out: dict[str, Any] = {"measure": f"{model}__{measure}"}
+        if ref.get("fill_nulls_with") is not None:
+            out["fill_nulls_with"] = ref["fill_nulls_with"]
+        if ref.get("join_to_timespine"):
+            if self.time_spine() is None:
+                self.refuse(found.at(params, "measure"), f"metric '{found.name}': join_to_timespine needs a time spine "
+                            "(the project declares none)")
+                return None
+            out["join_to_timespine"] = True
         if found.body.get("filter"):
             filters = self.filters(found, found.body, "filter", model)
             if filters is None:

@@ -1,0 +1,116 @@
+"""fill_nulls_with and join_to_timespine of simple metrics, applied to the assembled query.
+
+join_to_timespine: when the query is grouped by a time key (metric_time or a date/timestamp
+dimension at a grain), every period of the time spine gets a row, as in MetricFlow: the spine LEFT
+JOIN the result on the period, so the other group keys of a period without rows are NULL. The
+query's filters on that time key restrict the spine too; without one, the whole spine is listed.
+fill_nulls_with: the metric's NULLs (no rows in its group, a period added from the spine) become the
+given number; the planner writes it into the metric's expression (so a ratio or derived metric reads
+the filled value too) and the spine join fills the periods it adds for the metrics the query names.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..layer.model import Metric, SemanticLayer
+from ..plan.nodes import QueryPlan
+from ..smq.filters import Filter
+from ..smq.resolve import DimRef
+from .dialects import date_part, truncate
+from .render import Renderer
+
+
+def _ident(name: str) -> exp.Identifier:
+    return exp.to_identifier(name, quoted=True)
+
+
+def _col(name: str, table: str | None = None) -> exp.Column:
+    return exp.Column(this=_ident(name), table=_ident(table) if table else None)
+
+
+def _metric(layer: SemanticLayer, name: str) -> Metric | None:
+    metric = layer.metrics.get(name)
+    return metric if metric is not None and metric.type == "simple" else None
+
+
+def _time_key(plan: QueryPlan) -> tuple[int, str] | None:
+    """The first group key that is a period: (its position, its grain)."""
+    for i, ref in enumerate(plan.group_keys):
+        dim = ref.dimension if isinstance(ref, DimRef) else None
+        if ref.date_part:
+            continue
+        if ref.axis and ref.grain:
+            return i, ref.grain
+        if dim is not None and dim.is_time and (ref.grain or dim.type == "date"):
+            return i, ref.grain or "day"
+    return None
+
+
+def _spine_filters(plan: QueryPlan, key: DimRef) -> list[Filter]:
+    """The query's row filters that name only the time key's dimension (metric_time for metric_time)."""
+    def same(ref: DimRef) -> bool:
+        return ref.axis if key.axis else (not ref.axis and ref.dimension.qualified_name == key.dimension.qualified_name)
+
+    return [f for f in plan.where if f.dimension_refs() and all(same(r) for r in f.dimension_refs())]
+
+
+def fill_from_timespine(query: exp.Select, plan: QueryPlan, renderer: Renderer) -> exp.Select:
+    """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged)."""
+    layer, dialect = renderer.layer, renderer.dialect
+    names = [o.name for o in plan.outputs]
+    metrics = {o.name: m for o in plan.outputs if (m := _metric(layer, o.name)) is not None}
+    spine_wanted = any(m.join_to_timespine for m in metrics.values())
+    fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
+    key = _time_key(plan) if spine_wanted and layer.time_spine is not None else None
+    if key is None:  # the fill of a group without rows is in the metric's own expression (planner.expand)
+        return query
+
+    def filled(name: str, table: str) -> exp.Expr:
+        value: exp.Expression = _col(name, table)
+        if name in fills:
+            value = exp.Coalesce(this=value, expressions=[exp.Literal.number(fills[name])])
+        return exp.alias_(value, name, quoted=True)
+
+    # the query's own CTEs move up: a WITH nested in a CTE or a subquery is not read by every engine
+    with_ = query.args.get("with_")
+    ctes = list(with_.expressions) if with_ is not None else []
+    query.set("with_", None)
+    position, grain = key
+    spine = layer.time_spine
+    assert spine is not None
+    time_name = names[position]
+    day = _col(spine.column, "spine")
+    period = truncate(day, grain, dialect)
+
+    def on_spine(ref: DimRef) -> exp.Expression:
+        if ref.date_part:
+            return date_part(day.copy(), ref.date_part, dialect)
+        return truncate(day.copy(), ref.grain, dialect) if ref.grain else day.copy()
+
+    bounds = [renderer.filter_expr(f, on_spine) for f in _spine_filters(plan, plan.group_keys[position])]
+    periods = exp.Select(expressions=[exp.alias_(period, "period", quoted=True)]).from_(_aliased(spine.table_node, "spine"))
+    if bounds:
+        periods = periods.where(*bounds, copy=False)
+    periods = periods.distinct(copy=False)
+    projection = [exp.alias_(_col("period", "p"), n, quoted=True) if n == time_name else filled(n, "r") for n in names]
+    join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))),
+                    on=exp.EQ(this=_col(time_name, "r"), expression=_col("period", "p")), side="LEFT")
+    out = (exp.Select(expressions=projection)
+           .from_(exp.Table(this=_ident("periods"), alias=exp.TableAlias(this=_ident("p"))))
+           .join(join, copy=False))
+    ctes += [exp.CTE(this=query, alias=exp.TableAlias(this=_ident("result"))),
+             exp.CTE(this=periods, alias=exp.TableAlias(this=_ident("periods")))]
+    return _with(out, ctes)
+
+
+def _with(query: exp.Select, ctes: list[exp.CTE]) -> exp.Select:
+    if ctes:
+        query.set("with_", exp.With(expressions=ctes))
+    return query
+
+
+def _aliased(table: exp.Expression, alias: str) -> exp.Expression:
+    node = table.copy()
+    node.set("alias", exp.TableAlias(this=_ident(alias)))
+    return node

@@ -1,0 +1,8 @@
+SELECT
+  "payments".method AS "PaymentsModel__method",
+  CAST(COALESCE(SUM(CASE WHEN "payments".method = 'card' THEN "payments".amount END), 0) AS DOUBLE) / NULLIF(SUM("payments".amount), 0) AS "cardShareOfPayments"
+FROM payments AS "payments"
+GROUP BY
+  "payments".method
+ORDER BY
+  "PaymentsModel__method" ASC

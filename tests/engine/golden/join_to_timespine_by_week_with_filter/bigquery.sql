@@ -1,0 +1,26 @@
+WITH `result` AS (
+  SELECT
+    DATE_TRUNC(DATE(`orders`.order_date), ISOWEEK) AS `OrdersModel__orderDate__week`,
+    COALESCE(COUNT(`orders`.order_id), 0) AS `orderCountFilled`
+  FROM orders AS `orders`
+  WHERE
+    `orders`.channel = 'store'
+    AND TRIM(`orders`.status) = 'returned'
+    AND `orders`.order_date BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
+  GROUP BY
+    DATE_TRUNC(DATE(`orders`.order_date), ISOWEEK)
+), `periods` AS (
+  SELECT DISTINCT
+    DATE_TRUNC(DATE(`spine`.`date_day`), ISOWEEK) AS `period`
+  FROM time_spine AS `spine`
+  WHERE
+    `spine`.`date_day` BETWEEN CAST('2024-01-03' AS DATE) AND CAST('2024-06-30' AS DATE)
+)
+SELECT
+  `p`.`period` AS `OrdersModel__orderDate__week`,
+  COALESCE(`r`.`orderCountFilled`, 0) AS `orderCountFilled`
+FROM `periods` AS `p`
+LEFT JOIN `result` AS `r`
+  ON `r`.`OrdersModel__orderDate__week` = `p`.`period`
+ORDER BY
+  `OrdersModel__orderDate__week` ASC NULLS LAST

@@ -1,0 +1,22 @@
+WITH `result` AS (
+  SELECT
+    DATE(`orders`.order_date) AS `OrdersModel__orderDate__day`,
+    COALESCE(COUNT(`orders`.order_id), 0) AS `orderCountFilled`,
+    COUNT(`orders`.order_id) AS `orderCountOnSpine`
+  FROM orders AS `orders`
+  GROUP BY
+    DATE(`orders`.order_date)
+), `periods` AS (
+  SELECT DISTINCT
+    DATE(`spine`.`date_day`) AS `period`
+  FROM time_spine AS `spine`
+)
+SELECT
+  `p`.`period` AS `OrdersModel__orderDate__day`,
+  COALESCE(`r`.`orderCountFilled`, 0) AS `orderCountFilled`,
+  `r`.`orderCountOnSpine` AS `orderCountOnSpine`
+FROM `periods` AS `p`
+LEFT JOIN `result` AS `r`
+  ON `r`.`OrdersModel__orderDate__day` = `p`.`period`
+ORDER BY
+  CASE WHEN `p`.`period` IS NULL THEN 1 ELSE 0 END, `p`.`period` ASC

@@ -1,0 +1,28 @@
+SELECT
+  `dedup`.`g0` AS `PaymentsModel__paidAt__year`,
+  `dedup`.`g1` AS `ProductsModel__category`,
+  SUM(`dedup`.`i0`) AS `PaymentsModel__paidOnLastDay`
+FROM (
+  SELECT DISTINCT
+    `payments`.payment_id AS `__pk0`,
+    MAKEDATE(YEAR(`payments`.paid_at), 1) AS `g0`,
+    `products`.category AS `g1`,
+    `payments`.amount AS `i0`,
+    DATE(`payments`.paid_at) AS `__day`,
+    MAX(DATE(`payments`.paid_at)) OVER (PARTITION BY MAKEDATE(YEAR(`payments`.paid_at), 1)) AS `__window`
+  FROM payments AS `payments`
+  LEFT JOIN orders AS `orders`
+    ON `payments`.order_id = `orders`.order_id
+  LEFT JOIN order_items AS `order_items`
+    ON `order_items`.order_id = `orders`.order_id
+  LEFT JOIN products AS `products`
+    ON `order_items`.product_id = `products`.product_id
+) AS `dedup`
+WHERE
+  `dedup`.`__day` = `dedup`.`__window`
+GROUP BY
+  `dedup`.`g0`,
+  `dedup`.`g1`
+ORDER BY
+  CASE WHEN `dedup`.`g0` IS NULL THEN 1 ELSE 0 END, `dedup`.`g0` ASC,
+  CASE WHEN `dedup`.`g1` IS NULL THEN 1 ELSE 0 END, `dedup`.`g1` ASC

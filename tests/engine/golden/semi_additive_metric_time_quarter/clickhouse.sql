@@ -1,0 +1,18 @@
+SELECT
+  "semi"."g0" AS "metric_time__quarter",
+  SUM("semi"."i0") AS "PaymentsModel__paidOnLastDay"
+FROM (
+  SELECT
+    toStartOfQuarter("payments".paid_at) AS "g0",
+    "payments".amount AS "i0",
+    CAST("payments".paid_at AS Nullable(DATE)) AS "__day",
+    MAX(CAST("payments".paid_at AS Nullable(DATE))) OVER (PARTITION BY toStartOfQuarter("payments".paid_at)) AS "__window"
+  FROM payments AS "payments"
+) AS "semi"
+WHERE
+  "semi"."__day" = "semi"."__window"
+GROUP BY
+  "semi"."g0"
+ORDER BY
+  "metric_time__quarter" ASC
+SETTINGS join_use_nulls = 1
