@@ -106,6 +106,18 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
+class MetricInput:
+    """A ratio side or a derived input written as a mapping: its own filters, and (derived) an alias the expr uses."""
+
+    role: str  # numerator | denominator | input
+    name: str  # the measure or metric
+    alias: str | None = None
+    filters: tuple[str, ...] = ()
+    filter_nodes: tuple[exp.Expression, ...] = ()
+    location: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Metric:
     name: str
     type: str
@@ -113,7 +125,7 @@ class Metric:
     model: str | None  # the model file it is declared in (for listings)
     location: Location
     measure: str | None = None  # simple, cumulative
-    filters: tuple[str, ...] = ()  # simple
+    filters: tuple[str, ...] = ()  # every type: applies to each measure it is computed from (ANDed with its inputs' own)
     filter_nodes: tuple[exp.Expression, ...] = ()
     numerator: str | None = None  # ratio
     denominator: str | None = None
@@ -123,6 +135,7 @@ class Metric:
     window: Window | None = None
     grain_to_date: str | None = None
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
+    input_specs: tuple[MetricInput, ...] = ()  # ratio sides / derived inputs with filters or aliases
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""
@@ -131,8 +144,26 @@ class Metric:
         if self.type == "ratio":
             return tuple(x for x in (self.numerator, self.denominator) if x)
         if self.type == "derived" and self.expr_node is not None:
-            return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)))
+            aliases = self.aliases()
+            return tuple(dict.fromkeys(aliases.get(n, n) for n in self.expr_names()))
         return ()
+
+    def expr_names(self) -> tuple[str, ...]:
+        """The names a derived expression uses (input names or aliases)."""
+        if self.expr_node is None:
+            return ()
+        return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)
+                                   if not isinstance(c.parent, exp.Dot)))
+
+    def aliases(self) -> dict[str, str]:
+        return {i.alias: i.name for i in self.input_specs if i.alias}
+
+    def input_spec(self, role: str, name: str) -> MetricInput | None:
+        """The spec of a ratio side (role numerator/denominator) or of a derived input (by alias, else name)."""
+        for spec in self.input_specs:
+            if spec.role == role and (role != "input" or (spec.alias or spec.name) == name):
+                return spec
+        return None
 
 
 def column_name(node: exp.Expression) -> str:

@@ -89,15 +89,24 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 break
         if metric.type == "derived" and metric.expr_node is not None:
             _allowed(metric.expr_node, metric.expr or "", f"{field}.expr", "derived expression", loc, errors)
-        for text, node in zip(metric.filters, metric.filter_nodes):
-            _allowed(node, text, f"{field}.filters", "filter", loc, errors)
+        if metric.type == "derived":
+            for spec in metric.input_specs:
+                if spec.name not in layer.metrics and elements.get(spec.name) != "measure":
+                    errors.add(f"{spec.location.field if spec.location else field}: input '{spec.name}' is not a measure or metric "
+                               "of this layer", spec.location or loc, code="unknown_element",
+                               suggestions=nearest(spec.name, measures + list(layer.metrics)))
+        filters = [(text, node, field, loc) for text, node in zip(metric.filters, metric.filter_nodes)]
+        filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
+                    for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
+        for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
+            _allowed(node, text, f"{ffield}.filters", "filter", floc, errors)
             for col in node.find_all(exp.Column, exp.Dot):
                 if isinstance(col.parent, exp.Dot):
                     continue
                 ref = _strip_grain(column_name(col).split(".")[-1])
                 if elements.get(ref) != "dimension" and not _time_axis_or_mf_name(layer, column_name(col)):
-                    errors.add(f"{field}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
-                               loc, code="invalid_filter", suggestions=nearest(ref, dimensions))
+                    errors.add(f"{ffield}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
+                               floc, code="invalid_filter", suggestions=nearest(ref, dimensions))
         if metric.type == "cumulative":
             if layer.time_spine is None:
                 errors.add(f"{field}: cumulative metric '{metric.name}' needs a time spine: add time_spine (table, column) to database.yml",

@@ -13,14 +13,22 @@ from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import GRAINS, Dimension, Measure, Metric, SemanticLayer
+from ..layer.model import GRAINS, Dimension, Measure, Metric, MetricInput, SemanticLayer
 from ..smq.filters import Filter, parse_filter, substitute, wrap
+from ..smq.metric_filters import MetricFilterRef
 from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
 
+Inherited = tuple[tuple[str, str], ...]  # metric filters handed down to the measures: (text, field for messages)
 GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
+
+
+def own_filters(item: Metric | MetricInput, field: str | None = None) -> Inherited:
+    """A metric's (or a ratio side's / derived input's) own filters, each with the field that names it."""
+    at = field or f"metric {getattr(item, 'name', '')}"
+    return tuple((text, f"{at}.filters[{i}]") for i, text in enumerate(item.filters))
 
 
 class Planner:
@@ -65,17 +73,40 @@ class Planner:
 
     def bind_filter(self, f: Filter, model: str, measure: Measure | None, cumulative: Metric | None,
                     resolver: Resolver | None = None) -> Filter:
-        if not any(isinstance(e, DimRef) and e.unbound for _, e in f.refs):
+        if not any((isinstance(e, DimRef) and e.unbound) or isinstance(e, MetricFilterRef) for _, e in f.refs):
             return f
-        refs = tuple((name, self.bind(e, model, measure, cumulative, f.field, resolver) if isinstance(e, DimRef) else e)
-                     for name, e in f.refs)
-        return replace(f, refs=refs)
+
+        def bind_one(e: object) -> object:
+            if isinstance(e, DimRef):
+                return self.bind(e, model, measure, cumulative, f.field, resolver)
+            if isinstance(e, MetricFilterRef):  # its join keys, as this aggregation reaches them
+                return replace(e, group_by=tuple(self.bind(g, model, measure, cumulative, f.field, resolver) for g in e.group_by))
+            return e
+
+        return replace(f, refs=tuple((name, bind_one(e)) for name, e in f.refs))
+
+    def with_subplans(self, f: Filter) -> Filter:
+        """A metric filter's metric, planned on its own grouped by its dimensions (no filters, no order)."""
+        if not f.metric_refs():
+            return f
+        refs = []
+        for name, e in f.refs:
+            if isinstance(e, MetricFilterRef):
+                smq = SMQ(metrics=(e.metric,), group_by=tuple(g.text for g in e.group_by))
+                try:
+                    sub = Planner(self.layer, self.graph, self.resolver).plan(smq)
+                except QueryError as err:
+                    raise QueryError(f"metric filter {e.text}: {err.message}", code=err.code, location=Location(field=f.field),
+                                     suggestions=err.suggestions) from None
+                e = replace(e, plan=replace(sub, order_by=()))
+            refs.append((name, e))
+        return replace(f, refs=tuple(refs))
 
     # -- metrics -> templates over aggregate columns ---------------------------------------
-    def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str) -> exp.Expression:
+    def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str, inherited: Inherited = ()) -> exp.Expression:
+        """One measure's aggregate, restricted by its metric's filters and those of every metric above it (ANDed)."""
         if measure_ref is not None:
             measure = measure_ref.measure
-            filters: tuple[Filter, ...] = ()
             cumulative = None
         else:
             assert metric is not None and metric.measure
@@ -83,13 +114,13 @@ class Planner:
             if not isinstance(resolved, MeasureRef):  # validation guarantees this
                 raise InternalError(f"metric {metric.name}: input {metric.measure} is not a measure")
             measure = resolved.measure
-            filters = tuple(
-                parse_filter(text, f"metric {metric.name}.filters[{i}]", self.layer_resolver, self.layer.dialect)
-                for i, text in enumerate(metric.filters)
-            ) if metric.type == "simple" else ()
             cumulative = metric if metric.type == "cumulative" else None
-            filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
-        texts = tuple(f.text for f in filters)
+            inherited = inherited + own_filters(metric)
+        unique = dict(reversed(inherited))  # text -> field, each text once (in first-seen order below)
+        filters = tuple(parse_filter(text, unique[text], self.layer_resolver, self.layer.dialect)
+                        for text in dict.fromkeys(t for t, _ in inherited))
+        filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
+        texts = tuple(sorted(f.text for f in filters))  # the same filters in any order: one aggregate
         key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
         agg = self.aggregates.get(key)
         if agg is None:
@@ -125,21 +156,26 @@ class Planner:
             return self.graph.walk_through(model, list(ref.keys), ref.text, ref.model)
         return self.graph.resolve(model, ref.model, ref.text)
 
-    def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = ()) -> exp.Expression:
+    def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = (), inherited: Inherited = ()) -> exp.Expression:
         if isinstance(ref, MeasureRef):
-            return self._aggregate(ref, None, field)
+            return self._aggregate(ref, None, field, inherited)
         if ref.name in stack:
             raise QueryError(f"metrics form a cycle: {' -> '.join(stack + (ref.name,))}", code="metric_cycle", location=Location(field=field))
         stack = stack + (ref.name,)
         if ref.type in ("simple", "cumulative"):
-            return self._aggregate(None, ref, field)
+            return self._aggregate(None, ref, field, inherited)
+        inherited = inherited + own_filters(ref)  # a ratio's or derived metric's filters apply to each of its inputs
+
+        def side(role: str, name: str) -> exp.Expression:
+            spec = ref.input_spec(role, name)
+            return self.expand(self._input(spec.name if spec else name, field), field, stack,
+                               inherited + (own_filters(spec, f"metric {ref.name}.{role}") if spec else ()))
+
         if ref.type == "ratio":
-            num = self.expand(self._input(ref.numerator, field), field, stack)
-            den = self.expand(self._input(ref.denominator, field), field, stack)
-            return float_division(num, den)
-        # derived: the expression with each input replaced, divisions made floating and zero-safe
+            return float_division(side("numerator", ref.numerator or ""), side("denominator", ref.denominator or ""))
+        # derived: the expression with each input (or its alias) replaced, divisions made floating and zero-safe
         assert ref.expr_node is not None
-        body = substitute(ref.expr_node, lambda name: wrap(self.expand(self._input(name, field), field, stack)))
+        body = substitute(ref.expr_node, lambda name: wrap(side("input", name)))
         return body.transform(lambda n: float_division(n.this, n.expression) if isinstance(n, exp.Div) else n, copy=False)
 
     def _input(self, name: str | None, field: str) -> MeasureRef | Metric:
@@ -151,7 +187,7 @@ class Planner:
     # -- the plan --------------------------------------------------------------------------
     def plan(self, smq: SMQ) -> QueryPlan:
         group_keys = tuple(self.resolver.dimension(t, f"group_by[{i}]") for i, t in enumerate(smq.group_by))
-        filters = [parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect) for i, t in enumerate(smq.filters)]
+        filters = [self.with_subplans(parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect)) for i, t in enumerate(smq.filters)]
         where = tuple(f for f in filters if f.kind == "where")
         self.axis_used = any(r.axis for r in group_keys) or any(r.axis for f in where for r in f.dimension_refs())
         if any(r.axis and r.grain is None and r.date_part is None for r in group_keys):

@@ -57,9 +57,11 @@ def expand_templates(text: str, field: str) -> str:
 
 
 def template_name(ref: Reference) -> str:
-    if ref.kind == "Metric":
-        raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} filters (a metric grouped by an entity) are not supported yet; "
-                            "filter on the metric itself (a HAVING filter) or on a dimension")
+    if ref.kind == "Metric":  # a metric grouped by entities: the native METRIC(metric, entity, ...) (metric_filters.py)
+        if not ref.group_by:
+            raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} needs group_by=[...]: the entities the metric is grouped by "
+                                "and joined on (without it, filter on the metric itself)")
+        return f"METRIC({', '.join((ref.name, *ref.group_by))})"
     name = "__".join([*ref.entity_path, ref.name])
     if ref.grain:
         name += f"__{ref.grain}"
