@@ -42,6 +42,7 @@ class Planner:
         self.group_filters: dict[GroupKey, tuple[Filter, ...]] = {}
         self.group_metric: dict[GroupKey, Metric | None] = {}
         self.first_use: dict[GroupKey, str] = {}
+        self.has_entities = self.layer_resolver.has_entities()  # entity keys bind to each measure's own model
         self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
 
     # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
@@ -54,7 +55,8 @@ class Planner:
     def bind(self, ref: DimRef, model: str, measure: Measure | None, cumulative: Metric | None, field: str,
              resolver: Resolver | None = None) -> DimRef:
         if not ref.unbound:
-            return ref
+            local = (resolver or self.resolver).mf.local_entity_key(ref, model) if self.has_entities else None
+            return local or ref
         if ref.axis:
             if measure is None:
                 raise QueryError(f"'{ref.text}' needs a metric: metric_time is each metric's own time dimension",
@@ -73,7 +75,7 @@ class Planner:
 
     def bind_filter(self, f: Filter, model: str, measure: Measure | None, cumulative: Metric | None,
                     resolver: Resolver | None = None) -> Filter:
-        if not any((isinstance(e, DimRef) and e.unbound) or isinstance(e, MetricFilterRef) for _, e in f.refs):
+        if not any((isinstance(e, DimRef) and (e.unbound or self.has_entities)) or isinstance(e, MetricFilterRef) for _, e in f.refs):
             return f
 
         def bind_one(e: object) -> object:

@@ -169,6 +169,20 @@ class MFNames:
                           suggestions=nearest(text, self.names()))
 
     # -- binding (once per aggregation) ----------------------------------------------------
+    def local_entity_key(self, ref: DimRef, start: str) -> DimRef | None:
+        """`bookings_source__listing` (an entity's key) read from another model that declares the same entity: that
+        model's own key, as MetricFlow groups each input of a metric by its own model's entity (not through a join
+        between two fact models, which would be ambiguous or fan out)."""
+        from .resolve import DimRef
+
+        name = ref.dimension.name
+        if ref.keys or ref.route is not None or start == ref.model or name not in self.layer.models[ref.model].entities:
+            return None
+        if name not in self.layer.models[start].entities:
+            return None
+        dim = self.element_dim(start, name)
+        return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part) if dim is not None else None
+
     def bind(self, ref: DimRef, start: str, graph: JoinGraph, field: str) -> DimRef:
         """The reference as walked from `start` (the measure's model): its dimension and edge keys."""
         from .resolve import DimRef
