@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .joins import FLIP
+from ..smq.metric_filters import is_placeholder
 from .model import GRAINS, Dimension, SemanticLayer, column_name
 
 
@@ -99,9 +100,10 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
                     for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
         for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
+            node = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
             _allowed(node, text, f"{ffield}.filters", "filter", floc, errors)
             for col in node.find_all(exp.Column, exp.Dot):
-                if isinstance(col.parent, exp.Dot):
+                if isinstance(col.parent, exp.Dot) or is_placeholder(column_name(col)):
                     continue
                 ref = _strip_grain(column_name(col).split(".")[-1])
                 if elements.get(ref) != "dimension" and not _time_axis_or_mf_name(layer, column_name(col)):
@@ -123,6 +125,20 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         first = layer.metrics[sorted(cycle)[0]]
         chain = " -> ".join(cycle + [cycle[0]])
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
+
+
+def _without_metric_calls(layer: SemanticLayer, node: exp.Expression, text: str, field: str, loc: Location,
+                          errors: ErrorCollector) -> exp.Expression:
+    """A metric filter's METRIC(metric, dimension...) calls checked (names resolve) and set aside as placeholders."""
+    from ..errors import QueryError
+    from ..smq.metric_filters import extract
+    from ..smq.resolve import Resolver
+
+    try:
+        return extract(node.copy(), text, field, Resolver(layer))[0]
+    except QueryError as err:
+        errors.add(f"{field}: {err.message}", loc, code=err.code, suggestions=err.suggestions)
+        return node
 
 
 def _time_axis_or_mf_name(layer: SemanticLayer, name: str) -> bool:

@@ -119,7 +119,7 @@ class Planner:
             cumulative = metric if metric.type == "cumulative" else None
             inherited = inherited + own_filters(metric)
         unique = dict(reversed(inherited))  # text -> field, each text once (in first-seen order below)
-        filters = tuple(parse_filter(text, unique[text], self.layer_resolver, self.layer.dialect)
+        filters = tuple(self.with_subplans(parse_filter(text, unique[text], self.layer_resolver, self.layer.dialect))
                         for text in dict.fromkeys(t for t, _ in inherited))
         filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
         texts = tuple(sorted(f.text for f in filters))  # the same filters in any order: one aggregate
@@ -141,6 +141,8 @@ class Planner:
     def _inline(self, model: str, filters: tuple[Filter, ...]) -> bool:
         """Can the filters be a condition inside the aggregate: only this model's row and left many_to_one joins?"""
         for f in filters:
+            if f.metric_refs():  # a metric filter joins its subquery: a WHERE of its own aggregation
+                return False
             for ref in f.dimension_refs():
                 try:
                     path = self.path(model, ref)
