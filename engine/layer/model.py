@@ -221,6 +221,11 @@ class JoinEdge:
     right_node: exp.Expression
     preferred: bool
     location: Location
+    pairs: tuple[tuple[exp.Expression, exp.Expression], ...] = ()  # a composite key: every (left, right) pair
+
+    def key_pairs(self) -> tuple[tuple[exp.Expression, exp.Expression], ...]:
+        """The (left, right) expressions that must all be equal for two rows to join."""
+        return self.pairs or ((self.left_node, self.right_node),)
 
 
 @dataclass(frozen=True, slots=True)

@@ -83,7 +83,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             for ref in metric.inputs():
                 if ref in layer.metrics:
                     graph.add_edge(metric.name, ref)
-                elif elements.get(ref) != "measure":
+                elif elements.get(ref) != "measure" and ref not in {i.name for i in metric.input_specs}:  # those: at their line
                     unknown(ref, "input", measures + list(layer.metrics))
             for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
@@ -101,6 +101,8 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                     for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
         for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
             node = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
+            if node is None:  # its METRIC(...) call is reported
+                continue
             _allowed(node, text, f"{ffield}.filters", "filter", floc, errors)
             for col in node.find_all(exp.Column, exp.Dot):
                 if isinstance(col.parent, exp.Dot) or is_placeholder(column_name(col)):
@@ -128,7 +130,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
 
 
 def _without_metric_calls(layer: SemanticLayer, node: exp.Expression, text: str, field: str, loc: Location,
-                          errors: ErrorCollector) -> exp.Expression:
+                          errors: ErrorCollector) -> exp.Expression | None:
     """A metric filter's METRIC(metric, dimension...) calls checked (names resolve) and set aside as placeholders."""
     from ..errors import QueryError
     from ..smq.metric_filters import extract
@@ -138,7 +140,7 @@ def _without_metric_calls(layer: SemanticLayer, node: exp.Expression, text: str,
         return extract(node.copy(), text, field, Resolver(layer))[0]
     except QueryError as err:
         errors.add(f"{field}: {err.message}", loc, code=err.code, suggestions=err.suggestions)
-        return node
+        return None
 
 
 def _time_axis_or_mf_name(layer: SemanticLayer, name: str) -> bool:

@@ -86,7 +86,8 @@ class JoinTree:
                 used.add(alias)
                 self.aliases[prefix] = alias
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
-                on = exp.EQ(this=qualify(step.edge.left_node, from_alias), expression=qualify(step.edge.right_node, to_alias))
+                on = exp.and_(*[exp.EQ(this=qualify(left, from_alias), expression=qualify(right, to_alias))
+                                for left, right in step.edge.key_pairs()])
                 kwargs = {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
                 self.joins.append(exp.Join(this=aliased(source_for(target), alias), on=on, **kwargs))
 
