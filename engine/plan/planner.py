@@ -214,9 +214,25 @@ class Planner:
             order.append((key.name, key.descending))
         if not order:
             order = [(ref.text, False) for ref in group_keys]
+        if not smq.metrics and group_keys and all(r.axis for r in group_keys):
+            return self.spine_plan(group_keys, where, tuple(order), smq.limit)
         groups = self._groups(group_keys, where)
         time_filters = tuple(dict.fromkeys(f for g in groups for f in g.time_filters))
         return QueryPlan(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit, time_filters)
+
+    def spine_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
+                   limit: int | None) -> QueryPlan:
+        """metric_time without metrics, as MetricFlow answers it: the periods of the time spine."""
+        if self.layer.time_spine is None:
+            raise QueryError(f"'{group_keys[0].text}' without metrics lists the periods of the time spine, and this layer has none: "
+                             "add time_spine (table, column) to database.yml, or add a metric", code="missing_time_spine",
+                             location=Location(field="group_by[0]"))
+        for f in where:
+            if not all(r.axis for r in f.dimension_refs()) or f.metric_refs():
+                raise QueryError(f"filter '{f.text}': a query of metric_time without metrics reads only the time spine; "
+                                 "filter on metric_time, or add a metric", code="invalid_filter", location=Location(field=f.field))
+        return QueryPlan(group_keys, where, (), tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)),
+                         (), order, limit, spine_only=True)
 
     def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
         """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
@@ -231,7 +247,8 @@ class Planner:
         if not self.groups:  # dimensions only: the first group-by dimension's model is the root
             root = group_keys[0].model
             if group_keys[0].axis:
-                raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension",
+                raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension "
+                                 "(alone, without other dimensions, it lists the time spine's periods)",
                                  code="missing_time_dimension", location=Location(field="group_by[0]"))
             return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
         out = []
