@@ -100,9 +100,10 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
                     for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
         for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
-            node = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
-            if node is None:  # its METRIC(...) call is reported
+            checked = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
+            if checked is None:  # its METRIC(...) call is reported
                 continue
+            node = checked
             _allowed(node, text, f"{ffield}.filters", "filter", floc, errors)
             for col in node.find_all(exp.Column, exp.Dot):
                 if isinstance(col.parent, exp.Dot) or is_placeholder(column_name(col)):

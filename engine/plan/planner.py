@@ -21,6 +21,8 @@ from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
 
+Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
+
 Inherited = tuple[tuple[str, str], ...]  # metric filters handed down to the measures: (text, field for messages)
 GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
 
@@ -78,7 +80,7 @@ class Planner:
         if not any((isinstance(e, DimRef) and (e.unbound or self.has_entities)) or isinstance(e, MetricFilterRef) for _, e in f.refs):
             return f
 
-        def bind_one(e: object) -> object:
+        def bind_one(e: Element) -> Element:
             if isinstance(e, DimRef):
                 return self.bind(e, model, measure, cumulative, f.field, resolver)
             if isinstance(e, MetricFilterRef):  # its join keys, as this aggregation reaches them
