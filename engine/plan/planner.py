@@ -128,31 +128,17 @@ class Planner:
         key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
         agg = self.aggregates.get(key)
         if agg is None:
-            inline = bool(filters) and self._inline(measure.model, filters)
-            agg = Aggregate(f"a{len(self.aggregates)}", measure, filters if inline else ())
+            # a metric's filters select rows before aggregating (as MetricFlow and plain SQL do): an aggregation
+            # of their own, with WHERE, so the metric has a group only where some row passes them
+            agg = Aggregate(f"a{len(self.aggregates)}", measure)
             self.aggregates[key] = agg
-            # filters that need their own rows (across a fan-out or an inner join) get their own aggregation
             axis = self.time_dimension(measure, cumulative) if self.axis_used else None
-            group_key: GroupKey = (measure.model, () if inline else texts, key[2], axis.qualified_name if axis else "")
+            group_key: GroupKey = (measure.model, texts, key[2], axis.qualified_name if axis else "")
             self.groups.setdefault(group_key, []).append(agg)
-            self.group_filters[group_key] = () if inline else filters
+            self.group_filters[group_key] = filters
             self.group_metric[group_key] = cumulative
             self.first_use.setdefault(group_key, field)
         return exp.column(agg.id)
-
-    def _inline(self, model: str, filters: tuple[Filter, ...]) -> bool:
-        """Can the filters be a condition inside the aggregate: only this model's row and left many_to_one joins?"""
-        for f in filters:
-            if f.metric_refs():  # a metric filter joins its subquery: a WHERE of its own aggregation
-                return False
-            for ref in f.dimension_refs():
-                try:
-                    path = self.path(model, ref)
-                except QueryError:
-                    return False  # reported, with its field, when the group's paths are resolved
-                if any(step.fans_out or step.edge.type != "left" for step in path):
-                    return False
-        return True
 
     def path(self, model: str, ref: DimRef) -> Path:
         """The join path from a measure's model to a dimension: as bound, as named by edge keys, or the shortest."""
