@@ -231,8 +231,9 @@ class Explorer:
                 continue
             left, right = self.layer.models[edge.from_model].source, self.layer.models[edge.to_model].source
             lt, rt = left.sql(dialect=dialect), right.sql(dialect=dialect)
-            on = exp.EQ(this=_qualify_columns(edge.left_node, getattr(left, "name", edge.from_model)),
-                        expression=_qualify_columns(edge.right_node, getattr(right, "name", edge.to_model)))
+            on = exp.and_(*[exp.EQ(this=_qualify_columns(lk, getattr(left, "name", edge.from_model)),
+                                   expression=_qualify_columns(rk, getattr(right, "name", edge.to_model)))
+                            for lk, rk in edge.key_pairs()])  # every pair of a composite key
             declared.append({"from_table": lt, "to_table": rt, "from_model": edge.from_model, "to_model": edge.to_model,
                              "key": edge.key, "relationship": edge.relationship, "join_type": edge.type,
                              "on": on.sql(dialect=dialect)})

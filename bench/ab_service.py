@@ -6,7 +6,7 @@ Wall-clock throughput on a shared 2-core machine varies between runs as much as 
 looked for (docs/performance.md). CPU time is steadier: this starts `smq serve` twice on copies of the
 demo, one from this checkout and one from `git archive <base>` (same virtualenv: the old tree shadows the
 editable install by being the working directory), and sends each the same requests one at a time, the two
-servers alternating round by round. Per request it reads the server process's CPU time (every thread,
+servers alternating round by round (the result cache off: `--cache` leaves it on). Per request it reads the server process's CPU time (every thread,
 DuckDB's included, from /proc/<pid>/task/*/schedstat, nanoseconds) and, in this process, the driver's
 own CPU for the same SQL (DuckDB cursor, fetchall). Reported per scenario: the median over rounds of
 CPU µs per request for old and new, their ratio, and the service's overhead over the driver
@@ -66,11 +66,12 @@ def export(base: str, target: Path) -> Path:
     return target
 
 
-def serve(tree: Path, settings: Any) -> subprocess.Popen:
+def serve(tree: Path, settings: Any, cache: bool = False) -> subprocess.Popen:
+    """`smq serve` from `tree`; the result cache off unless asked (a repeated query would be a hit, not a run)."""
     command = [sys.executable, "-m", "smq_cli.main", "serve", "--host", "127.0.0.1", "--port", str(settings.port),
                "--models-dir", str(settings.models_dir), "--api-keys", str(settings.api_keys_file),
                "--log-level", "warning"]
-    env = {**os.environ, "PYTHONPATH": str(tree)}
+    env = {**os.environ, "PYTHONPATH": str(tree), **({} if cache else {"SMQ_RESULT_CACHE_TTL_S": "0"})}
     process = subprocess.Popen(command, cwd=tree, env=env, stderr=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -124,6 +125,7 @@ def main() -> None:
     parser.add_argument("--base", default="bbfd232", help="the old build: a commit of this repository")
     parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--requests", type=int, default=600, help="requests per scenario, build and round")
+    parser.add_argument("--cache", action="store_true", help="leave the result cache on (repeated queries become hits)")
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the two servers on the way out too
     with tempfile.TemporaryDirectory(prefix="smq-ab-") as tmp:
@@ -133,7 +135,7 @@ def main() -> None:
         for name, tree in (("old", old_tree), ("new", ROOT)):
             (work / name).mkdir()
             settings, target = prepare(work / name)
-            builds[name] = (serve(tree, settings), settings, target)
+            builds[name] = (serve(tree, settings, args.cache), settings, target)
         try:
             with httpx.Client(base_url=f"http://127.0.0.1:{builds['new'][1].port}",
                               headers={"Authorization": f"Bearer {KEY}"}) as client:

@@ -128,7 +128,8 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
                 target = _qualified_table(layer.models[step.target].source, schema)
                 target.set("alias", exp.TableAlias(this=exp.to_identifier(alias, quoted=True)))
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
-                on = exp.EQ(this=qualify(step.edge.left_node, from_alias), expression=qualify(step.edge.right_node, to_alias))
+                on = exp.and_(*[exp.EQ(this=qualify(left, from_alias), expression=qualify(right, to_alias))
+                                for left, right in step.edge.key_pairs()])
                 query = query.join(exp.Join(this=target, on=on, kind="INNER"), copy=False)
                 parent = alias
             refs = dict(f.refs)
@@ -185,9 +186,9 @@ def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) ->
     nodes += list(model.primary_key_nodes)
     for edge in layer.joins:
         if edge.from_model == model_name:
-            nodes.append(edge.left_node)
+            nodes += [left for left, _ in edge.key_pairs()]
         if edge.to_model == model_name:
-            nodes.append(edge.right_node)
+            nodes += [right for _, right in edge.key_pairs()]
     seen: dict[str, exp.Identifier] = {}
     for node in nodes:
         for c in [node] if isinstance(node, exp.Column) else node.find_all(exp.Column):

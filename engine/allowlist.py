@@ -146,7 +146,7 @@ TABLE_BY_DIALECT: dict[str, frozenset[str]] = {
 
 def function_names(node: exp.Func) -> list[str]:
     """The lower-case names a call is known by: as written when sqlglot does not model it, else its class's."""
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, (exp.Anonymous, exp.AnonymousAggFunc, exp.ParameterizedAgg)):  # f(x), ClickHouse's f(p)(x)
         return [node.name.lower()]
     return [name.lower() for name in type(node).sql_names()]
 

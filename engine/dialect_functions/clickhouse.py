@@ -24,7 +24,8 @@ DENIED: dict[str, str] = {
 
 ALLOWED: frozenset[str] = frozenset({
     # emitted by the compiler
-    "toDate", "toMonday", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear", "addDays", "addMonths", "addYears",
+    "toDate", "toMonday", "quantileExactInclusive", "quantileExact", "quantilesExactInclusive", "groupArray",
+    "arraySort", "arrayElement", "toUInt64", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear", "addDays", "addMonths", "addYears",
     "CAST", "nullIf", "coalesce", "count", "sum", "min", "max", "avg", "trim", "upper", "lower", "row_number",
     # common in layer expressions and filters
     "abs", "round", "floor", "ceil", "greatest", "least", "concat", "substring", "length", "replaceAll",

@@ -17,11 +17,12 @@ from ..errors import nearest
 from .exprs import ExprError, parse_expression
 from ..errors import Location
 from .model import (
-    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, Window,
+    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, MetricInput,
+    Window,
 )
-from .reader import BaseReader
+from .reader import NAME_RULE, BaseReader
 from .vocab import MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
-from .yamlpos import YSeq, where
+from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
@@ -29,8 +30,9 @@ DIMENSION_KEYS = ("name", "type", "description", "expr")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date", "time_grain", *METRIC_VOCAB_KEYS,
+    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS,
 )
+INPUT_KEYS = ("name", "alias", "filters")
 ENTITY_KEYS = ("name", "type", "expr", "description")
 
 
@@ -146,6 +148,34 @@ class ElementReader(BaseReader):
             return False
         return True
 
+    def _filters(self, node: Any, file: str, field: str) -> tuple[tuple[str, ...], tuple[exp.Expression, ...]]:
+        """`filters:` (a string or a list): the texts and their parsed trees (checked across files by validate.py)."""
+        filters = self.string_list(node, "filters", file, field)
+        nodes = []
+        for text, floc in filters:
+            try:
+                nodes.append(parse_expression(text, self.dialect))
+            except ExprError as err:
+                self.errors.add(f"{floc.field}: '{text}' {err}", floc, code="invalid_filter")
+        return tuple(t for t, _ in filters), tuple(nodes)
+
+    def _input(self, role: str, item: Any, file: str, field: str, parent: Any, key: Any) -> MetricInput | None:
+        """A ratio side or derived input written as a mapping: `{name: bookings, alias: b, filters: [...]}`."""
+        node = self.mapping(item, file, field, parent, key)
+        if node is None:
+            return None
+        self.known_keys(node, INPUT_KEYS if role == "input" else ("name", "filters"), file, field)
+        name = self.text(node, "name", file, field, required=True)
+        alias = self.text(node, "alias", file, field) or None
+        if alias and (not NAME_RULE.match(alias) or "__" in alias):
+            self.errors.add(f"{field}.alias: invalid alias '{alias}' (letters, digits, single underscores)",
+                            where(file, node, "alias", field=f"{field}.alias"), code="invalid_name")
+            alias = None
+        texts, nodes = self._filters(node, file, field)
+        if not name:
+            return None
+        return MetricInput(role, name, alias, texts, nodes, where(file, node, "name", field=field))
+
     def _metric(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Metric | None:
         field = f"metrics[{i}]"
         node = self.mapping(item, file, field, seq, i)
@@ -163,31 +193,36 @@ class ElementReader(BaseReader):
         loc = where(file, node, "name", field=field)
         need: Callable[[str], str] = lambda key: self.text(node, key, file, field, required=True)  # noqa: E731
         fields: dict[str, Any] = {}
-        allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator"}, "derived": {"expr"},
-                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date"}}[kind]
-        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date"):
+        allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator", "filters"},
+                   "derived": {"expr", "inputs", "filters"},
+                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "filters"}}[kind]
+        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs"):
             if key in node and key not in allowed:
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
+        fields["filters"], fields["filter_nodes"] = self._filters(node, file, field)
+        specs: list[MetricInput] = []
         if kind == "simple":
             fields["measure"] = need("measure")
-            filters = self.string_list(node, "filters", file, field)
-            nodes = []
-            for text, floc in filters:
-                try:
-                    nodes.append(parse_expression(text, self.dialect))
-                except ExprError as err:
-                    self.errors.add(f"{floc.field}: '{text}' {err}", floc, code="invalid_filter")
-            fields["filters"] = tuple(t for t, _ in filters)
-            fields["filter_nodes"] = tuple(nodes)
         elif kind == "ratio":
-            fields["numerator"] = need("numerator")
-            fields["denominator"] = need("denominator")
+            for side in ("numerator", "denominator"):
+                if isinstance(node.get(side), YMap):  # {name, filters}: this side's own filters
+                    spec = self._input(side, node[side], file, f"{field}.{side}", node, side)
+                    fields[side] = spec.name if spec else ""
+                    if spec:
+                        specs.append(spec)
+                else:
+                    fields[side] = need(side)
         elif kind == "derived":
             text = need("expr")
             fields["expr"] = text
             fields["expr_node"] = self.expression(text, file, node, "expr", f"{field}.expr") if text else None
-        else:
+            for j, item, seq in self.items(node, "inputs", file, field):  # [{name, alias, filters}]: the expr names alias or name
+                spec = self._input("input", item, file, f"{field}.inputs[{j}]", seq, j)
+                if spec:
+                    specs.append(spec)
+        fields["input_specs"] = tuple(specs)
+        if kind == "cumulative":
             fields["measure"] = need("measure")
             fields["time_dimension"] = need("time_dimension")
             window_text = self.text(node, "window", file, field)

@@ -311,20 +311,41 @@ class _Reader(ElementReader):
             on = edge.get("on")
             left_node = right_node = None
             left = right = ""
+            pairs: list[tuple[str, str, exp.Expression, exp.Expression]] = []
             if on is None:
                 self.errors.add(f"{field}: missing required key 'on' (with 'left' and 'right' expressions)", where(file, edge, field=field), code="missing_key")
             else:
-                on_map = self.mapping(on, file, f"{field}.on", edge, "on")
-                if on_map is not None:
-                    self.known_keys(on_map, ("left", "right"), file, f"{field}.on")
-                    left = self.text(on_map, "left", file, f"{field}.on", required=True)
-                    right = self.text(on_map, "right", file, f"{field}.on", required=True)
-                    left_node = self.expression(left, file, on_map, "left", f"{field}.on.left") if left else None
-                    right_node = self.expression(right, file, on_map, "right", f"{field}.on.right") if right else None
+                pairs = self.join_pairs(on, file, field, edge)  # one {left, right}, or a list of them (a composite key)
+                if pairs:
+                    left, right = ", ".join(p[0] for p in pairs), ", ".join(p[1] for p in pairs)
+                    left_node, right_node = pairs[0][2], pairs[0][3]
             if src and dst and key and left_node is not None and right_node is not None and rel in RELATIONSHIPS:
                 edges.append(JoinEdge(len(edges), src, dst, key, rel, join_type if join_type in JOIN_TYPES else "left",
-                                      left, right, left_node, right_node, preferred, where(file, seq, i, field=field)))
+                                      left, right, left_node, right_node, preferred, where(file, seq, i, field=field),
+                                      tuple((p[2], p[3]) for p in pairs) if len(pairs) > 1 else ()))
         return edges
+
+    def join_pairs(self, on: Any, file: str, field: str, edge: YMap) -> list[tuple[str, str, exp.Expression, exp.Expression]]:
+        """`on: {left, right}` or `on: [{left, right}, ...]` (every pair must be equal): the pairs that parse, or []."""
+        items = [(on, edge, "on", f"{field}.on")] if not isinstance(on, YSeq) else \
+            [(item, on, j, f"{field}.on[{j}]") for j, item in enumerate(on)]
+        if not items:
+            self.errors.add(f"{field}.on: an empty list; give {{left, right}} or a list of them", where(file, edge, "on", field=f"{field}.on"),
+                            code="invalid_join")
+        out = []
+        for value, parent, key, at in items:
+            on_map = self.mapping(value, file, at, parent, key)
+            if on_map is None:
+                return []
+            self.known_keys(on_map, ("left", "right"), file, at)
+            left = self.text(on_map, "left", file, at, required=True)
+            right = self.text(on_map, "right", file, at, required=True)
+            left_node = self.expression(left, file, on_map, "left", f"{at}.left") if left else None
+            right_node = self.expression(right, file, on_map, "right", f"{at}.right") if right else None
+            if left_node is None or right_node is None:
+                return []
+            out.append((left, right, left_node, right_node))
+        return out
 
     # -- sources.yml -----------------------------------------------------------------------
     def sources(self) -> dict[str, SourceTable]:

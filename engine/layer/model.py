@@ -122,6 +122,18 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
+class MetricInput:
+    """A ratio side or a derived input written as a mapping: its own filters, and (derived) an alias the expr uses."""
+
+    role: str  # numerator | denominator | input
+    name: str  # the measure or metric
+    alias: str | None = None
+    filters: tuple[str, ...] = ()
+    filter_nodes: tuple[exp.Expression, ...] = ()
+    location: Location | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Metric:
     name: str
     type: str
@@ -129,7 +141,7 @@ class Metric:
     model: str | None  # the model file it is declared in (for listings)
     location: Location
     measure: str | None = None  # simple, cumulative
-    filters: tuple[str, ...] = ()  # simple
+    filters: tuple[str, ...] = ()  # every type: applies to each measure it is computed from (ANDed with its inputs' own)
     filter_nodes: tuple[exp.Expression, ...] = ()
     numerator: str | None = None  # ratio
     denominator: str | None = None
@@ -141,6 +153,7 @@ class Metric:
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
     fill_nulls_with: int | float | None = None  # simple: the value of a period/group without rows (engine/sql/timespine_fill.py)
     join_to_timespine: bool = False  # simple: one row per time-spine period when grouped by time
+    input_specs: tuple[MetricInput, ...] = ()  # ratio sides / derived inputs with filters or aliases
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""
@@ -149,8 +162,26 @@ class Metric:
         if self.type == "ratio":
             return tuple(x for x in (self.numerator, self.denominator) if x)
         if self.type == "derived" and self.expr_node is not None:
-            return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)))
+            aliases = self.aliases()
+            return tuple(dict.fromkeys(aliases.get(n, n) for n in self.expr_names()))
         return ()
+
+    def expr_names(self) -> tuple[str, ...]:
+        """The names a derived expression uses (input names or aliases)."""
+        if self.expr_node is None:
+            return ()
+        return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)
+                                   if not isinstance(c.parent, exp.Dot)))
+
+    def aliases(self) -> dict[str, str]:
+        return {i.alias: i.name for i in self.input_specs if i.alias}
+
+    def input_spec(self, role: str, name: str) -> MetricInput | None:
+        """The spec of a ratio side (role numerator/denominator) or of a derived input (by alias, else name)."""
+        for spec in self.input_specs:
+            if spec.role == role and (role != "input" or (spec.alias or spec.name) == name):
+                return spec
+        return None
 
 
 def column_name(node: exp.Expression) -> str:
@@ -208,6 +239,11 @@ class JoinEdge:
     right_node: exp.Expression
     preferred: bool
     location: Location
+    pairs: tuple[tuple[exp.Expression, exp.Expression], ...] = ()  # a composite key: every (left, right) pair
+
+    def key_pairs(self) -> tuple[tuple[exp.Expression, exp.Expression], ...]:
+        """The (left, right) expressions that must all be equal for two rows to join."""
+        return self.pairs or ((self.left_node, self.right_node),)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .joins import FLIP
+from ..smq.metric_filters import is_placeholder
 from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
 
 
@@ -83,22 +84,35 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             for ref in metric.inputs():
                 if ref in layer.metrics:
                     graph[metric.name].append(ref)
-                elif elements.get(ref) != "measure":
+                elif elements.get(ref) != "measure" and ref not in {i.name for i in metric.input_specs}:  # those: at their line
                     unknown(ref, "input", measures + list(layer.metrics))
             for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
         if metric.type == "derived" and metric.expr_node is not None:
             _allowed(metric.expr_node, metric.expr or "", f"{field}.expr", "derived expression", loc, errors)
-        for text, node in zip(metric.filters, metric.filter_nodes):
-            _allowed(node, text, f"{field}.filters", "filter", loc, errors)
+        if metric.type == "derived":
+            for spec in metric.input_specs:
+                if spec.name not in layer.metrics and elements.get(spec.name) != "measure":
+                    errors.add(f"{spec.location.field if spec.location else field}: input '{spec.name}' is not a measure or metric "
+                               "of this layer", spec.location or loc, code="unknown_element",
+                               suggestions=nearest(spec.name, measures + list(layer.metrics)))
+        filters = [(text, node, field, loc) for text, node in zip(metric.filters, metric.filter_nodes)]
+        filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
+                    for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
+        for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
+            checked = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
+            if checked is None:  # its METRIC(...) call is reported
+                continue
+            node = checked
+            _allowed(node, text, f"{ffield}.filters", "filter", floc, errors)
             for col in node.find_all(exp.Column, exp.Dot):
-                if isinstance(col.parent, exp.Dot):
+                if isinstance(col.parent, exp.Dot) or is_placeholder(column_name(col)):
                     continue
                 ref = _strip_grain(column_name(col).split(".")[-1])
                 if elements.get(ref) != "dimension" and not _time_axis_or_mf_name(layer, column_name(col)):
-                    errors.add(f"{field}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
-                               loc, code="invalid_filter", suggestions=nearest(ref, dimensions))
+                    errors.add(f"{ffield}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
+                               floc, code="invalid_filter", suggestions=nearest(ref, dimensions))
         if metric.join_to_timespine and layer.time_spine is None:
             errors.add(f"{field}.join_to_timespine: metric '{metric.name}' needs a time spine: add time_spine (table, column) "
                        f"to database.yml", loc, code="missing_time_spine")
@@ -137,6 +151,20 @@ def _metric_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
             digraph.add_node(name)
             digraph.add_edges_from((name, target) for target in targets)
         return sorted(nx.simple_cycles(digraph), key=lambda c: sorted(c))
+
+
+def _without_metric_calls(layer: SemanticLayer, node: exp.Expression, text: str, field: str, loc: Location,
+                          errors: ErrorCollector) -> exp.Expression | None:
+    """A metric filter's METRIC(metric, dimension...) calls checked (names resolve) and set aside as placeholders."""
+    from ..errors import QueryError
+    from ..smq.metric_filters import extract
+    from ..smq.resolve import Resolver
+
+    try:
+        return extract(node.copy(), text, field, Resolver(layer))[0]
+    except QueryError as err:
+        errors.add(f"{field}: {err.message}", loc, code=err.code, suggestions=err.suggestions)
+        return None
 
 
 def _time_axis_or_mf_name(layer: SemanticLayer, name: str) -> bool:

@@ -59,3 +59,4 @@ class QueryPlan:
     order_by: tuple[tuple[str, bool], ...]  # (output name, descending)
     limit: int | None
     time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only
+    spine_only: bool = False  # metric_time without metrics: the time spine's periods (engine/sql/spine_query.py)

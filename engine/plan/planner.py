@@ -13,14 +13,24 @@ from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import GRAINS, Dimension, Measure, Metric, SemanticLayer
+from ..layer.model import GRAINS, Dimension, Measure, Metric, MetricInput, SemanticLayer
 from ..smq.filters import Filter, parse_filter, substitute, wrap
+from ..smq.metric_filters import MetricFilterRef
 from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
 
+Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
+
+Inherited = tuple[tuple[str, str], ...]  # metric filters handed down to the measures: (text, field for messages)
 GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
+
+
+def own_filters(item: Metric | MetricInput, field: str | None = None) -> Inherited:
+    """A metric's (or a ratio side's / derived input's) own filters, each with the field that names it."""
+    at = field or f"metric {getattr(item, 'name', '')}"
+    return tuple((text, f"{at}.filters[{i}]") for i, text in enumerate(item.filters))
 
 
 class Planner:
@@ -34,6 +44,7 @@ class Planner:
         self.group_filters: dict[GroupKey, tuple[Filter, ...]] = {}
         self.group_metric: dict[GroupKey, Metric | None] = {}
         self.first_use: dict[GroupKey, str] = {}
+        self.has_entities = self.layer_resolver.has_entities()  # entity keys bind to each measure's own model
         self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
 
     # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
@@ -46,7 +57,8 @@ class Planner:
     def bind(self, ref: DimRef, model: str, measure: Measure | None, cumulative: Metric | None, field: str,
              resolver: Resolver | None = None) -> DimRef:
         if not ref.unbound:
-            return ref
+            local = (resolver or self.resolver).mf.local_entity_key(ref, model) if self.has_entities else None
+            return local or ref
         if ref.axis:
             if measure is None:
                 raise QueryError(f"'{ref.text}' needs a metric: metric_time is each metric's own time dimension",
@@ -65,17 +77,40 @@ class Planner:
 
     def bind_filter(self, f: Filter, model: str, measure: Measure | None, cumulative: Metric | None,
                     resolver: Resolver | None = None) -> Filter:
-        if not any(isinstance(e, DimRef) and e.unbound for _, e in f.refs):
+        if not any((isinstance(e, DimRef) and (e.unbound or self.has_entities)) or isinstance(e, MetricFilterRef) for _, e in f.refs):
             return f
-        refs = tuple((name, self.bind(e, model, measure, cumulative, f.field, resolver) if isinstance(e, DimRef) else e)
-                     for name, e in f.refs)
-        return replace(f, refs=refs)
+
+        def bind_one(e: Element) -> Element:
+            if isinstance(e, DimRef):
+                return self.bind(e, model, measure, cumulative, f.field, resolver)
+            if isinstance(e, MetricFilterRef):  # its join keys, as this aggregation reaches them
+                return replace(e, group_by=tuple(self.bind(g, model, measure, cumulative, f.field, resolver) for g in e.group_by))
+            return e
+
+        return replace(f, refs=tuple((name, bind_one(e)) for name, e in f.refs))
+
+    def with_subplans(self, f: Filter) -> Filter:
+        """A metric filter's metric, planned on its own grouped by its dimensions (no filters, no order)."""
+        if not f.metric_refs():
+            return f
+        refs = []
+        for name, e in f.refs:
+            if isinstance(e, MetricFilterRef):
+                smq = SMQ(metrics=(e.metric,), group_by=tuple(g.text for g in e.group_by))
+                try:
+                    sub = Planner(self.layer, self.graph, self.resolver).plan(smq)
+                except QueryError as err:
+                    raise QueryError(f"metric filter {e.text}: {err.message}", code=err.code, location=Location(field=f.field),
+                                     suggestions=err.suggestions) from None
+                e = replace(e, plan=replace(sub, order_by=()))
+            refs.append((name, e))
+        return replace(f, refs=tuple(refs))
 
     # -- metrics -> templates over aggregate columns ---------------------------------------
-    def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str) -> exp.Expression:
+    def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str, inherited: Inherited = ()) -> exp.Expression:
+        """One measure's aggregate, restricted by its metric's filters and those of every metric above it (ANDed)."""
         if measure_ref is not None:
             measure = measure_ref.measure
-            filters: tuple[Filter, ...] = ()
             cumulative = None
         else:
             assert metric is not None and metric.measure
@@ -83,41 +118,29 @@ class Planner:
             if not isinstance(resolved, MeasureRef):  # validation guarantees this
                 raise InternalError(f"metric {metric.name}: input {metric.measure} is not a measure")
             measure = resolved.measure
-            filters = tuple(
-                parse_filter(text, f"metric {metric.name}.filters[{i}]", self.layer_resolver, self.layer.dialect)
-                for i, text in enumerate(metric.filters)
-            ) if metric.type == "simple" else ()
             cumulative = metric if metric.type == "cumulative" else None
-            filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
-        texts = tuple(f.text for f in filters)
+            inherited = inherited + own_filters(metric)
+        unique = dict(reversed(inherited))  # text -> field, each text once (in first-seen order below)
+        filters = tuple(self.with_subplans(parse_filter(text, unique[text], self.layer_resolver, self.layer.dialect))
+                        for text in dict.fromkeys(t for t, _ in inherited))
+        filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
+        texts = tuple(sorted(f.text for f in filters))  # the same filters in any order: one aggregate
         key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
         agg = self.aggregates.get(key)
         if agg is None:
-            inline = bool(filters) and self._inline(measure.model, filters)
-            agg = Aggregate(f"a{len(self.aggregates)}", measure, filters if inline else ())
+            # a metric's filters select rows before aggregating (as MetricFlow and plain SQL do): an aggregation
+            # of their own, with WHERE, so the metric has a group only where some row passes them
+            agg = Aggregate(f"a{len(self.aggregates)}", measure)
             self.aggregates[key] = agg
-            # filters that need their own rows (across a fan-out or an inner join) get their own aggregation
             axis = self.time_dimension(measure, cumulative) if self.axis_used else None
             # a semi-additive measure keeps only its window's rows: aggregated on its own (engine/sql/semi_additive.py)
             own = (f"non_additive:{measure.qualified_name}",) if measure.non_additive else ()
-            group_key: GroupKey = (measure.model, (() if inline else texts) + own, key[2], axis.qualified_name if axis else "")
+            group_key: GroupKey = (measure.model, texts + own, key[2], axis.qualified_name if axis else "")
             self.groups.setdefault(group_key, []).append(agg)
-            self.group_filters[group_key] = () if inline else filters
+            self.group_filters[group_key] = filters
             self.group_metric[group_key] = cumulative
             self.first_use.setdefault(group_key, field)
         return exp.column(agg.id)
-
-    def _inline(self, model: str, filters: tuple[Filter, ...]) -> bool:
-        """Can the filters be a condition inside the aggregate: only this model's row and left many_to_one joins?"""
-        for f in filters:
-            for ref in f.dimension_refs():
-                try:
-                    path = self.path(model, ref)
-                except QueryError:
-                    return False  # reported, with its field, when the group's paths are resolved
-                if any(step.fans_out or step.edge.type != "left" for step in path):
-                    return False
-        return True
 
     def path(self, model: str, ref: DimRef) -> Path:
         """The join path from a measure's model to a dimension: as bound, as named by edge keys, or the shortest."""
@@ -127,25 +150,30 @@ class Planner:
             return self.graph.walk_through(model, list(ref.keys), ref.text, ref.model)
         return self.graph.resolve(model, ref.model, ref.text)
 
-    def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = ()) -> exp.Expression:
+    def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = (), inherited: Inherited = ()) -> exp.Expression:
         if isinstance(ref, MeasureRef):
-            return self._aggregate(ref, None, field)
+            return self._aggregate(ref, None, field, inherited)
         if ref.name in stack:
             raise QueryError(f"metrics form a cycle: {' -> '.join(stack + (ref.name,))}", code="metric_cycle", location=Location(field=field))
         stack = stack + (ref.name,)
         if ref.type in ("simple", "cumulative"):
-            value = self._aggregate(None, ref, field)
+            value = self._aggregate(None, ref, field, inherited)
             if ref.fill_nulls_with is None:
                 return value
             # fill_nulls_with: the metric's value where its group has no rows, also as an input (spine rows: timespine_fill.py)
             return exp.Coalesce(this=value, expressions=[exp.Literal.number(ref.fill_nulls_with)])
+        inherited = inherited + own_filters(ref)  # a ratio's or derived metric's filters apply to each of its inputs
+
+        def side(role: str, name: str) -> exp.Expression:
+            spec = ref.input_spec(role, name)
+            return self.expand(self._input(spec.name if spec else name, field), field, stack,
+                               inherited + (own_filters(spec, f"metric {ref.name}.{role}") if spec else ()))
+
         if ref.type == "ratio":
-            num = self.expand(self._input(ref.numerator, field), field, stack)
-            den = self.expand(self._input(ref.denominator, field), field, stack)
-            return float_division(num, den)
-        # derived: the expression with each input replaced, divisions made floating and zero-safe
+            return float_division(side("numerator", ref.numerator or ""), side("denominator", ref.denominator or ""))
+        # derived: the expression with each input (or its alias) replaced, divisions made floating and zero-safe
         assert ref.expr_node is not None
-        body = substitute(ref.expr_node, lambda name: wrap(self.expand(self._input(name, field), field, stack)))
+        body = substitute(ref.expr_node, lambda name: wrap(side("input", name)))
         return body.transform(lambda n: float_division(n.this, n.expression) if isinstance(n, exp.Div) else n, copy=False)
 
     def _input(self, name: str | None, field: str) -> MeasureRef | Metric:
@@ -157,7 +185,7 @@ class Planner:
     # -- the plan --------------------------------------------------------------------------
     def plan(self, smq: SMQ) -> QueryPlan:
         group_keys = tuple(self.resolver.dimension(t, f"group_by[{i}]") for i, t in enumerate(smq.group_by))
-        filters = [parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect) for i, t in enumerate(smq.filters)]
+        filters = [self.with_subplans(parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect)) for i, t in enumerate(smq.filters)]
         where = tuple(f for f in filters if f.kind == "where")
         self.axis_used = any(r.axis for r in group_keys) or any(r.axis for f in where for r in f.dimension_refs())
         if any(r.axis and r.grain is None and r.date_part is None for r in group_keys):
@@ -180,9 +208,25 @@ class Planner:
             order.append((key.name, key.descending))
         if not order:
             order = [(ref.text, False) for ref in group_keys]
+        if not smq.metrics and group_keys and all(r.axis for r in group_keys):
+            return self.spine_plan(group_keys, where, tuple(order), smq.limit)
         groups = self._groups(group_keys, where)
         time_filters = tuple(dict.fromkeys(f for g in groups for f in g.time_filters))
         return QueryPlan(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit, time_filters)
+
+    def spine_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
+                   limit: int | None) -> QueryPlan:
+        """metric_time without metrics, as MetricFlow answers it: the periods of the time spine."""
+        if self.layer.time_spine is None:
+            raise QueryError(f"'{group_keys[0].text}' without metrics lists the periods of the time spine, and this layer has none: "
+                             "add time_spine (table, column) to database.yml, or add a metric", code="missing_time_spine",
+                             location=Location(field="group_by[0]"))
+        for f in where:
+            if not all(r.axis for r in f.dimension_refs()) or f.metric_refs():
+                raise QueryError(f"filter '{f.text}': a query of metric_time without metrics reads only the time spine; "
+                                 "filter on metric_time, or add a metric", code="invalid_filter", location=Location(field=f.field))
+        return QueryPlan(group_keys, where, (), tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)),
+                         (), order, limit, spine_only=True)
 
     def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
         """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
@@ -197,7 +241,8 @@ class Planner:
         if not self.groups:  # dimensions only: the first group-by dimension's model is the root
             root = group_keys[0].model
             if group_keys[0].axis:
-                raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension",
+                raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension "
+                                 "(alone, without other dimensions, it lists the time spine's periods)",
                                  code="missing_time_dimension", location=Location(field="group_by[0]"))
             return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
         out = []

@@ -18,6 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
+from .metric_filters import MetricFilterRef, extract
 from .resolve import DimRef, Element, Resolver
 from .structured import StructuredFilter, build
 
@@ -48,11 +49,21 @@ class Filter:
     text: str
     field: str
     node: exp.Expression
-    refs: tuple[tuple[str, Element], ...]  # name as written -> resolved element
+    refs: tuple[tuple[str, Element | MetricFilterRef], ...]  # name as written -> resolved element
     kind: str  # "where" | "having"
 
     def dimension_refs(self) -> list[DimRef]:
-        return [e for _, e in self.refs if isinstance(e, DimRef)]
+        """The dimensions it reads, a metric filter's join keys included (their join paths are needed)."""
+        out: list[DimRef] = []
+        for _, e in self.refs:
+            if isinstance(e, DimRef):
+                out.append(e)
+            elif isinstance(e, MetricFilterRef):
+                out.extend(e.group_by)
+        return out
+
+    def metric_refs(self) -> list[MetricFilterRef]:
+        return [e for _, e in self.refs if isinstance(e, MetricFilterRef)]
 
 
 def _element_nodes(node: exp.Expression) -> list[exp.Expression]:
@@ -124,11 +135,12 @@ def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, d
     if len(statements) != 1:
         raise QueryError(f"filter '{text}': write one boolean expression (no ';')", code="invalid_filter", location=Location(field=field))
     node = cast(exp.Expression, statements[0])  # every parsed node is an Expression
+    node, metric_refs = extract(node, text, field, resolver)  # METRIC(bookings, listing): a metric grouped by an entity
     check_allowed(node, text, field)
     if not isinstance(node.unnest() if isinstance(node, exp.Paren) else node, (*PREDICATES, exp.Column, exp.Dot)):
         raise QueryError(f"filter '{text}' is not a condition; write a comparison such as `Model__element = 'value'`",
                          code="invalid_filter", location=Location(field=field))
-    return checked_filter(node, text, field, resolver)
+    return checked_filter(node, text, field, resolver, metric_refs)
 
 
 def structured_filter(spec: StructuredFilter, field: str, resolver: Resolver, dialect: str) -> Filter:
@@ -144,12 +156,15 @@ def structured_filter(spec: StructuredFilter, field: str, resolver: Resolver, di
     return checked_filter(node, node.sql(dialect=dialect), field, resolver)
 
 
-def checked_filter(node: exp.Expression, text: str, field: str, resolver: Resolver) -> Filter:
+def checked_filter(node: exp.Expression, text: str, field: str, resolver: Resolver,
+                   metric_refs: dict[str, MetricFilterRef] | None = None) -> Filter:
     """Resolve the element names of a filter tree and decide WHERE or HAVING."""
-    refs: dict[str, Element] = {}
+    refs: dict[str, Element | MetricFilterRef] = {}
     for n in _element_nodes(node):
         name = column_name(n)
-        if name not in refs:
+        if metric_refs and name in metric_refs:
+            refs[name] = metric_refs[name]
+        elif name not in refs:
             if "__" not in name.split(".")[-1] and name not in resolver.layer.metrics and not _bare_name(name, resolver):
                 err = resolver.unknown(name, field)
                 raise QueryError(f"filter '{text}': '{name}' is not an element name (raw column names are not allowed)",
@@ -161,7 +176,7 @@ def checked_filter(node: exp.Expression, text: str, field: str, resolver: Resolv
         if not (isinstance(ref, DimRef) and ref.dimension.type == "boolean"):
             raise QueryError(f"filter '{text}' is not a condition; write a comparison such as `Model__element = 'value'`",
                              code="invalid_filter", location=Location(field=field))
-    dims = [r for r in refs.values() if isinstance(r, DimRef)]
+    dims = [r for r in refs.values() if isinstance(r, (DimRef, MetricFilterRef))]  # a metric filter is a row filter
     if dims and len(dims) != len(refs):
         raise QueryError(f"filter '{text}' mixes dimensions and measures/metrics; split it into separate filters",
                          code="invalid_filter", location=Location(field=field))

@@ -57,9 +57,11 @@ def expand_templates(text: str, field: str) -> str:
 
 
 def template_name(ref: Reference) -> str:
-    if ref.kind == "Metric":
-        raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} filters (a metric grouped by an entity) are not supported yet; "
-                            "filter on the metric itself (a HAVING filter) or on a dimension")
+    if ref.kind == "Metric":  # a metric grouped by entities: the native METRIC(metric, entity, ...) (metric_filters.py)
+        if not ref.group_by:
+            raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} needs group_by=[...]: the entities the metric is grouped by "
+                                "and joined on (without it, filter on the metric itself)")
+        return f"METRIC({', '.join((ref.name, *ref.group_by))})"
     name = "__".join([*ref.entity_path, ref.name])
     if ref.grain:
         name += f"__{ref.grain}"
@@ -167,6 +169,20 @@ class MFNames:
                           suggestions=nearest(text, self.names()))
 
     # -- binding (once per aggregation) ----------------------------------------------------
+    def local_entity_key(self, ref: DimRef, start: str) -> DimRef | None:
+        """`bookings_source__listing` (an entity's key) read from another model that declares the same entity: that
+        model's own key, as MetricFlow groups each input of a metric by its own model's entity (not through a join
+        between two fact models, which would be ambiguous or fan out)."""
+        from .resolve import DimRef
+
+        name = ref.dimension.name
+        if ref.keys or ref.route is not None or start == ref.model or name not in self.layer.models[ref.model].entities:
+            return None
+        if name not in self.layer.models[start].entities:
+            return None
+        dim = self.element_dim(start, name)
+        return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part) if dim is not None else None
+
     def bind(self, ref: DimRef, start: str, graph: JoinGraph, field: str) -> DimRef:
         """The reference as walked from `start` (the measure's model): its dimension and edge keys."""
         from .resolve import DimRef

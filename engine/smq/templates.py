@@ -55,7 +55,7 @@ def parse_reference(text: str) -> Reference:
     kwargs = {k.arg: _literal(k.value, text) for k in node.keywords if k.arg}
     grain = args[1] if kind == "TimeDimension" and len(args) > 1 else kwargs.get("time_granularity_name") or kwargs.get("time_granularity")
     date_part = kwargs.get("date_part_name") or kwargs.get("date_part")
-    group_by = kwargs.get("group_by") or ()
+    group_by = kwargs.get("group_by") or (args[1] if kind == "Metric" and len(args) > 1 else ())  # Metric('x', ['listing'])
     entity_path = kwargs.get("entity_path") or ()
     descending = False
     for name, margs in reversed(modifiers):

@@ -8,6 +8,7 @@ from ..plan.nodes import QueryPlan
 from .dialects import typed_null
 from .render import Renderer, col, ident
 from .timespine_fill import fill_from_timespine
+from .spine_query import spine_query
 
 
 def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.Expression:
@@ -23,7 +24,9 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.E
 
 def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
     groups = plan.groups
-    if len(groups) == 1 and groups[0].cumulative is None:
+    if plan.spine_only:
+        query: exp.Query = spine_query(plan, renderer)
+    elif len(groups) == 1 and groups[0].cumulative is None:
         query, key_exprs, aggs = renderer.group_parts(groups[0], groups[0].keys, groups[0].where)
         mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
         mapping.update(aggs)

@@ -22,6 +22,7 @@ from ..smq.resolve import DimRef
 from .dialects import add_interval, date_literal, date_part, to_date, truncate
 from .percentile import PERCENTILE_AGGS, percentile_aggregate
 from .semi_additive import on_window, window_columns
+from .metric_joins import join_metric_filters, metric_aware
 
 if TYPE_CHECKING:
     from ..plan.nodes import Aggregate, FactGroup
@@ -87,7 +88,8 @@ class JoinTree:
                 used.add(alias)
                 self.aliases[prefix] = alias
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
-                on = exp.EQ(this=qualify(step.edge.left_node, from_alias), expression=qualify(step.edge.right_node, to_alias))
+                on = exp.and_(*[exp.EQ(this=qualify(left, from_alias), expression=qualify(right, to_alias))
+                                for left, right in step.edge.key_pairs()])
                 kwargs = {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
                 self.joins.append(exp.Join(this=aliased(source_for(target), alias), on=on, **kwargs))
 
@@ -193,10 +195,11 @@ class Renderer:
         paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
         tree = JoinTree(model, [(ref, path) for ref, path in group.paths], self.layer, self.source_for)
 
+        @metric_aware  # a metric filter's value is its joined subquery's column
         def render_ref(ref: DimRef) -> exp.Expression:
             return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
-        query = tree.select()
+        query = join_metric_filters(tree.select(), (*where, *group.metric_filters), render_ref, self)
         conditions = [self.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
         if conditions:
             query = query.where(*conditions, copy=False)
@@ -246,14 +249,15 @@ class Renderer:
             if any(ref.dimension.qualified_name == metric.time_dimension and not ref.keys for ref, _ in group.paths) \
             else next(ref for ref, _ in group.paths if ref.dimension.qualified_name == metric.time_dimension)
 
+        @metric_aware
         def render_ref(ref: DimRef) -> exp.Expression:
             return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
         is_time = [ref.dimension.qualified_name == metric.time_dimension and not ref.date_part for ref in keys]
         grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t]
         period_grain = min(grains, key=GRAINS.index)
-        row_filters = [f for f in where if f not in time_filters]
-        query = tree.select()
+        row_filters = [f for f in (*where, *group.metric_filters) if f not in time_filters]
+        query = join_metric_filters(tree.select(), row_filters, render_ref, self)
         conditions = [self.filter_expr(f, render_ref) for f in row_filters]
         if conditions:
             query = query.where(*conditions, copy=False)

@@ -55,7 +55,7 @@ def _spine_filters(plan: QueryPlan, key: DimRef) -> list[Filter]:
     return [f for f in plan.where if f.dimension_refs() and all(same(r) for r in f.dimension_refs())]
 
 
-def fill_from_timespine(query: exp.Select, plan: QueryPlan, renderer: Renderer) -> exp.Select:
+def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -> exp.Query:
     """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged)."""
     layer, dialect = renderer.layer, renderer.dialect
     names = [o.name for o in plan.outputs]

@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location
+from engine.smq.mf_names import template_name
 
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
 from .source import DbtSources, Found
@@ -278,8 +279,8 @@ class Converter(MetricMapping):
     # -- names ----------------------------------------------------------------------------------
     def native(self, context: str, ref: Reference, where: Location) -> str:
         """A MetricFlow reference as the layer's name, walked from `context` (the metric's model)."""
-        if ref.kind == "Metric":
-            raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} filters (a metric grouped by an entity) are {NOT_YET}")
+        if ref.kind == "Metric":  # METRIC(bookings, listing): the layer resolves MetricFlow's names at query time
+            return template_name(ref)
         parts = ref.parts
         suffix = f"__extract_{ref.date_part}" if ref.date_part else (f"__{ref.grain}" if ref.grain else "")
         if parts[0] == "metric_time":  # the measure's own time dimension, as the layer's metric_time
@@ -322,8 +323,12 @@ class Converter(MetricMapping):
             raise TemplateError(f"'{ref.name}': {current} has no dimension or entity '{element}'")
         return keys, current
 
-    def filters(self, found: Found, container: Any, key: str, context: str) -> list[str] | None:
-        """A `filter:` (one string or a list) translated to the layer's names, or None when refused."""
+    def filters(self, found: Found, container: Any, key: str, context: str | None) -> list[str] | None:
+        """A `filter:` (one string or a list) translated to the layer's names, or None when refused.
+
+        With a context (the one model a simple metric reads) the names become native names walked from it; without
+        (a ratio's, derived metric's or input's filter, read from several models) they stay MetricFlow's names, which
+        the layer binds to each measure's own model, as MetricFlow does."""
         raw = container.get(key)
         items = raw if isinstance(raw, list) else [raw]
         out = []
@@ -331,12 +336,28 @@ class Converter(MetricMapping):
             if text is None:
                 continue
             try:
-                translated = translate(str(text), lambda ref: self.native(context, ref, found.at(container, key))).strip()
+                owners: dict[str, str] = {}
+                rename = (lambda ref: self.native(context, ref, found.at(container, key))) if context else \
+                    (lambda ref: self.mf_name(ref, owners))
+                translated = translate(str(text), rename).strip()
                 out.append(self.explicit_booleans(translated))
+                self.boolean_dimensions.update(owners[n] for n in list(self.boolean_dimensions) if n in owners)
             except TemplateError as err:
                 self.refuse(found.at(container, key), f"metric '{found.name}': filter {str(text).strip()!r}: {err}")
                 return None
         return out
+
+    def mf_name(self, ref: Reference, owners: dict[str, str]) -> str:
+        """A template as the MetricFlow name the layer resolves itself; `owners` learns the native dimension it names."""
+        name = template_name(ref)
+        parts = ref.parts
+        if ref.kind == "Dimension" and len(parts) >= 2:
+            entity, element = parts[-2], parts[-1]
+            for model in sorted(self.models):
+                if self.models[model].owns(entity) and element in self.models[model].dimensions:
+                    owners[name] = f"{model}__{element}"
+                    break
+        return name
 
     def explicit_booleans(self, predicate: str) -> str:
         """`{{ Dimension('booking__is_instant') }}` alone is a condition in MetricFlow, so the column is boolean:

@@ -74,9 +74,11 @@ class MetricMapping:
             return None
         if mapped is None:
             return None
-        if body.get("filter") and kind != "simple":
-            self.refuse(found.at(body, "filter"), f"metric '{name}': a filter on a {kind} metric is {NOT_YET}")
-            return None
+        if body.get("filter") and kind != "simple":  # applies to every measure below it, in MetricFlow's names
+            filters = self.filters(found, body, "filter", None)
+            if filters is None:
+                return None
+            mapped["filters"] = mapped.get("filters", []) + filters
         out.update(mapped)
         if grain:
             out["time_grain"] = grain
@@ -104,9 +106,10 @@ class MetricMapping:
 
     def metric_inputs(self, metric: dict[str, Any]) -> list[str]:
         if metric["type"] == "ratio":
-            return [metric["numerator"], metric["denominator"]]
+            return [m["name"] if isinstance(m, dict) else m for m in (metric["numerator"], metric["denominator"])]
         if metric["type"] == "derived":
-            return sorted({c.name for c in sqlglot.parse_one(metric["expr"], read=self.dialect).find_all(exp.Column)})
+            aliases = {i.get("alias", i["name"]): i["name"] for i in metric.get("inputs", [])}
+            return sorted({aliases.get(c.name, c.name) for c in sqlglot.parse_one(metric["expr"], read=self.dialect).find_all(exp.Column)})
         return []
 
     def measure_input(self, found: Found, params: Any) -> tuple[str, str, Any] | None:
@@ -126,9 +129,6 @@ class MetricMapping:
                 self.refuse(found.at(params, "measure"), f"metric '{found.name}': {key} on a measure input of a "
                             f"{found.body.get('type')} metric is {NOT_YET}")
                 return None
-        if ref.get("filter"):
-            self.refuse(found.at(params, "measure"), f"metric '{found.name}': a filter on the measure input is {NOT_YET}")
-            return None
         return self.measures[measure][0], measure, ref
 
     def simple(self, found: Found, params: Any) -> dict[str, Any] | None:
@@ -145,10 +145,14 @@ class MetricMapping:
                             "(the project declares none)")
                 return None
             out["join_to_timespine"] = True
-        if found.body.get("filter"):
-            filters = self.filters(found, found.body, "filter", model)
-            if filters is None:
-                return None
+        filters: list[str] = []
+        for container, key in ((found.body, "filter"), (ref, "filter")):  # the metric's and its measure input's, ANDed
+            if container.get(key):
+                more = self.filters(found, container, key, model)
+                if more is None:
+                    return None
+                filters += more
+        if filters:
             out["filters"] = filters
         return out
 
@@ -157,22 +161,34 @@ class MetricMapping:
         for side in ("numerator", "denominator"):
             raw = params.get(side)
             ref = raw if isinstance(raw, dict) else {"name": raw}
-            if ref.get("filter") or ref.get("alias") or ref.get("offset_window") or ref.get("offset_to_grain"):
-                self.refuse(found.at(params, side), f"metric '{found.name}': a filter, alias or offset on the {side} is {NOT_YET}")
+            if ref.get("offset_window") or ref.get("offset_to_grain"):
+                self.refuse(found.at(params, side), f"metric '{found.name}': an offset on the {side} is {NOT_YET}")
                 return None
             out[side] = str(ref.get("name"))
+            if ref.get("filter"):  # this side's own filter (an alias only names the side: nothing to map)
+                filters = self.filters(found, ref, "filter", None)
+                if filters is None:
+                    return None
+                out[side] = {"name": str(ref.get("name")), "filters": filters}
         return out
 
     def derived(self, found: Found, params: Any) -> dict[str, Any] | None:
         expr_text = str(params.get("expr") or "")
         renames = {}
+        inputs = []
         for item in params.get("metrics") or []:
             ref = item if isinstance(item, dict) else {"name": item}
-            for key in ("filter", "offset_window", "offset_to_grain"):
+            for key in ("offset_window", "offset_to_grain"):
                 if ref.get(key):
                     self.refuse(found.at(params, "metrics"), f"metric '{found.name}': {key} on input '{ref.get('name')}' is {NOT_YET}")
                     return None
-            if ref.get("alias"):
+            if ref.get("filter"):  # an input with its own filter stays an input (with its alias) of the layer's metric
+                filters = self.filters(found, ref, "filter", None)
+                if filters is None:
+                    return None
+                inputs.append({"name": str(ref["name"]), **({"alias": str(ref["alias"])} if ref.get("alias") else {}),
+                               "filters": filters})
+            elif ref.get("alias"):
                 renames[str(ref["alias"]).lower()] = str(ref["name"])
         try:
             tree = sqlglot.parse_one(expr_text, read=self.dialect)
@@ -182,13 +198,13 @@ class MetricMapping:
         for column in tree.find_all(exp.Column):
             if not column.table and column.name.lower() in renames:
                 column.replace(exp.column(renames[column.name.lower()]))
-        return {"expr": tree.sql(dialect=self.dialect)}
+        return {"expr": tree.sql(dialect=self.dialect), **({"inputs": inputs} if inputs else {})}
 
     def cumulative(self, found: Found, params: Any) -> dict[str, Any] | None:
         got = self.measure_input(found, params)
         if got is None:
             return None
-        model, measure, _ = got
+        model, measure, ref = got
         nested = params.get("cumulative_type_params") or {}
         window = _window_text(nested.get("window") or params.get("window"))
         grain = nested.get("grain_to_date") or params.get("grain_to_date")
@@ -216,6 +232,11 @@ class MetricMapping:
                         "none was found (project_configuration time_spines, a dbt model with time_spine:, or metricflow_time_spine.sql)")
             return None
         out: dict[str, Any] = {"measure": f"{model}__{measure}", "time_dimension": f"{model}__{time_dim}"}
+        if ref.get("filter"):  # the measure input's filter
+            filters = self.filters(found, ref, "filter", model)
+            if filters is None:
+                return None
+            out["filters"] = filters
         if window:
             out["window"] = str(window)
         if grain:

@@ -3,8 +3,9 @@
 It reads the rows of the demo tables and computes, in plain Python, what a metric means
 (semantic-layer.md): each measure aggregates its own model's rows; a row belongs to every group
 (and passes the filters) if at least one of the rows it joins to puts it there, and then counts
-once in that group; a simple metric's filter is a condition on the row; ratio and derived metrics
-combine their inputs per group, NULL when an input is NULL or a denominator 0.
+once in that group; a simple metric's filter selects rows before aggregating (as MetricFlow and plain
+SQL do), so its metric has a group only where some row passes it; ratio and derived metrics combine
+their inputs per group, NULL when an input is NULL (or missing) or a denominator 0.
 
 The join graph is written out by hand below (every edge of joins.yml, walked from each model),
 so a planner or renderer bug cannot cancel itself out the way a compiler-vs-compiler check can.
@@ -80,6 +81,7 @@ class Measure:
     model: str
     agg: str  # sum, count, count_distinct, avg, min
     value: Callable[[Row], Any]  # the row's input (None is ignored, as SQL aggregates do)
+    passes: Callable[[Row], bool] | None = None  # a metric's own filter: the rows it aggregates
 
 
 def _revenue(item: Row) -> float:
@@ -90,14 +92,14 @@ MEASURES: dict[str, Measure] = {
     "OrdersModel__orderCount": Measure("orders", "count", lambda o: o["order_id"]),
     "OrdersModel__customerCount": Measure("orders", "count_distinct", lambda o: _trim(o["customer_ref"]).upper() if o["customer_ref"] else None),
     "OrdersModel__firstOrderDate": Measure("orders", "min", lambda o: o["order_date"]),
-    "shippedOrderCount": Measure("orders", "count", lambda o: o["order_id"] if _trim(o["status"]) == "shipped" else None),
-    "returnedOrderCount": Measure("orders", "count", lambda o: o["order_id"] if _trim(o["status"]) == "returned" else None),
+    "shippedOrderCount": Measure("orders", "count", lambda o: o["order_id"], lambda o: _trim(o["status"]) == "shipped"),
+    "returnedOrderCount": Measure("orders", "count", lambda o: o["order_id"], lambda o: _trim(o["status"]) == "returned"),
     "OrderItemsModel__revenue": Measure("items", "sum", _revenue),
     "OrderItemsModel__unitsSold": Measure("items", "sum", lambda i: i["quantity"]),
     "OrderItemsModel__averageUnitPrice": Measure("items", "avg", lambda i: i["unit_price"]),
     "PaymentsModel__amountPaid": Measure("payments", "sum", lambda p: p["amount"]),
     "PaymentsModel__paymentCount": Measure("payments", "count", lambda p: p["payment_id"]),
-    "cardPayments": Measure("payments", "sum", lambda p: p["amount"] if p["method"] == "card" else None),
+    "cardPayments": Measure("payments", "sum", lambda p: p["amount"], lambda p: p["method"] == "card"),
     "ProductsModel__productCount": Measure("products", "count", lambda p: p["product_id"]),
     "CustomersModel__customerCount": Measure("customers", "count", lambda c: c["customer_id"]),
 }
@@ -209,8 +211,12 @@ class ShopOracle:
         for name in needed:
             measure = MEASURES[name]
             rows = self.rows[measure.model]
+            groups = self._groups(measure.model, group_by, filters)
+            if measure.passes is not None:  # filtered before aggregating: groups without a passing row vanish
+                groups = {key: {n for n in members if measure.passes(rows[n])} for key, members in groups.items()}
+                groups = {key: members for key, members in groups.items() if members or not group_by}
             values[name] = {key: _aggregate(measure.agg, [measure.value(rows[n]) for n in members])
-                            for key, members in self._groups(measure.model, group_by, filters).items()}
+                            for key, members in groups.items()}
         all_keys = {key for per_key in values.values() for key in per_key}
         out = {}
         for key in all_keys:

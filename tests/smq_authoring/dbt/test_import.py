@@ -90,6 +90,17 @@ CASES = [
     # a ratio across two fact models (bookings per view), each aggregated on its own
     ({"metrics": ["bookings_per_view"]},
      "SELECT (SELECT COUNT(*) FROM fct_bookings) * 1.0 / (SELECT COUNT(*) FROM fct_views)"),
+    # a derived input with an alias and its own filter
+    ({"metrics": ["double_counted_delayed_bookings"]}, "SELECT COUNT(*) * 2 FROM fct_bookings WHERE NOT is_instant"),
+    # a ratio whose numerator has its own filter (through the listing entity's join)
+    ({"metrics": ["instant_booking_value_ratio", "lux_booking_fraction_of_max_value"]},
+     "SELECT SUM(CASE WHEN is_instant THEN booking_value END) * 1.0 / SUM(booking_value), "
+     "(SELECT AVG(b.booking_value) FROM fct_bookings b JOIN dim_listings_latest l USING (listing_id) WHERE l.is_lux)"
+     " / MAX(booking_value) FROM fct_bookings"),
+    # a Metric template in a metric's filter: listings with more than two bookings
+    ({"metrics": ["active_listings"]},
+     "SELECT COUNT(*) FROM dim_listings_latest l JOIN (SELECT listing_id, COUNT(*) AS n FROM fct_bookings GROUP BY 1) b"
+     " USING (listing_id) WHERE b.n > 2"),
 ]
 
 

@@ -55,6 +55,14 @@ CASES = [
     # an Entity template
     ({"metrics": ["bookings"], "filters": ["{{ Entity('listing') }} IS NULL"]},
      "SELECT SUM(1) FROM fct_bookings WHERE listing_id IS NULL"),
+    # a Metric template: listings with more than two bookings, by country (the metric grouped by listing, joined, filtered)
+    ({"metrics": ["listings"], "group_by": ["listing__country_latest"], "filters": ["{{ Metric('bookings', group_by=['listing']) }} > 2"]},
+     "SELECT l.country, COUNT(*) FROM dim_listings_latest l JOIN (SELECT listing_id, COUNT(*) AS n FROM fct_bookings GROUP BY 1) b"
+     " USING (listing_id) WHERE b.n > 2 GROUP BY 1"),
+    # a derived metric over two fact models by a native entity key: each input by its own model's key (as `listing`)
+    ({"metrics": ["views_times_booking_value"], "group_by": ["bookings_source__listing"]},
+     "SELECT COALESCE(b.k, v.k), b.s * v.n FROM (SELECT listing_id AS k, SUM(booking_value) AS s FROM fct_bookings GROUP BY 1) b"
+     " FULL JOIN (SELECT listing_id AS k, COUNT(*) AS n FROM fct_views GROUP BY 1) v ON b.k IS NOT DISTINCT FROM v.k"),
 ]
 
 
@@ -74,8 +82,11 @@ def test_output_columns_are_named_as_written(imported: Path) -> None:  # noqa: F
     ({"metrics": ["bookings"], "group_by": ["listng__country_latest"]}, "group_by[0]", "unknown", "listing__country_latest"),
     ({"metrics": ["bookings"], "group_by": ["listing__country_latest__month"]}, "group_by[0]", "needs a date or timestamp", None),
     ({"metrics": ["bookings"], "group_by": ["booking__ds__extract_week"]}, "group_by[0]", "unknown date part", None),
-    ({"metrics": ["bookings"], "filters": ["{{ Metric('bookings', group_by=['listing']) }} > 2"]}, "filters[0]",
-     "not supported yet", None),
+    ({"metrics": ["listings"], "filters": ["{{ Metric('bookngs', group_by=['listing']) }} > 2"]}, "filters[0]",
+     "unknown element 'bookngs'", "bookings"),
+    ({"metrics": ["listings"], "filters": ["{{ Metric('bookings', group_by=['listng']) }} > 2"]}, "filters[0]",
+     "unknown element 'listng'", "listing"),
+    ({"metrics": ["listings"], "filters": ["{{ Metric('bookings') }} > 2"]}, "filters[0]", "needs group_by", None),
 ])
 def test_wrong_metricflow_names_get_the_nearest_valid_one(imported: Path, smq: dict, field: str, message: str,  # noqa: F811
                                                           suggestion: str | None) -> None:

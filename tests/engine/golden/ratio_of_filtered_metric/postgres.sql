@@ -1,10 +1,57 @@
+WITH "f0" AS (
+  SELECT
+    TRIM("orders".status) AS "g0",
+    COUNT("orders".order_id) AS "a0"
+  FROM orders AS "orders"
+  WHERE
+    TRIM("orders".status) = 'returned'
+  GROUP BY
+    TRIM("orders".status)
+), "f1" AS (
+  SELECT
+    TRIM("orders".status) AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  GROUP BY
+    TRIM("orders".status)
+), "merged" AS (
+  SELECT
+    "g0",
+    MAX("a0") AS "a0",
+    MAX("a1") AS "a1"
+  FROM (
+    SELECT
+      "g0",
+      "a0",
+      (
+        SELECT
+          "a1"
+        FROM "f1"
+        WHERE
+          FALSE
+      ) AS "a1"
+    FROM "f0"
+    UNION ALL
+    SELECT
+      "g0",
+      (
+        SELECT
+          "a0"
+        FROM "f0"
+        WHERE
+          FALSE
+      ) AS "a0",
+      "a1"
+    FROM "f1"
+  ) AS "stacked"
+  GROUP BY
+    "g0"
+)
 SELECT
-  TRIM("orders".status) AS "OrdersModel__status",
-  CAST(COUNT(CASE WHEN TRIM("orders".status) = 'returned' THEN "orders".order_id END) AS DOUBLE PRECISION) / NULLIF(COUNT("orders".order_id), 0) AS "returnRate",
-  COUNT(CASE WHEN TRIM("orders".status) = 'returned' THEN "orders".order_id END) AS "returnedOrderCount",
-  COUNT("orders".order_id) AS "OrdersModel__orderCount"
-FROM orders AS "orders"
-GROUP BY
-  TRIM("orders".status)
+  "m"."g0" AS "OrdersModel__status",
+  CAST("m"."a0" AS DOUBLE PRECISION) / NULLIF("m"."a1", 0) AS "returnRate",
+  "m"."a0" AS "returnedOrderCount",
+  "m"."a1" AS "OrdersModel__orderCount"
+FROM "merged" AS "m"
 ORDER BY
   "OrdersModel__status" ASC

@@ -1,22 +1,31 @@
 WITH `f0` AS (
   SELECT
     `orders`.channel AS `g0`,
-    COUNT(CASE WHEN TRIM(`orders`.status) = 'shipped' THEN `orders`.order_id END) AS `a0`,
+    COUNT(`orders`.order_id) AS `a0`
+  FROM orders AS `orders`
+  WHERE
+    `orders`.order_date >= CAST('2024-01-01' AS DATE)
+    AND TRIM(`orders`.status) = 'shipped'
+  GROUP BY
+    `orders`.channel
+), `f1` AS (
+  SELECT
+    `orders`.channel AS `g0`,
     COUNT(`orders`.order_id) AS `a1`
   FROM orders AS `orders`
   WHERE
     `orders`.order_date >= CAST('2024-01-01' AS DATE)
   GROUP BY
     `orders`.channel
-), `f1` AS (
+), `f2` AS (
   SELECT
     `orders`.channel AS `g0`,
-    SUM(CASE WHEN `payments`.method = 'card' THEN `payments`.amount END) AS `a2`
+    SUM(`payments`.amount) AS `a2`
   FROM payments AS `payments`
   LEFT JOIN orders AS `orders`
     ON `payments`.order_id = `orders`.order_id
   WHERE
-    `orders`.order_date >= CAST('2024-01-01' AS DATE)
+    `orders`.order_date >= CAST('2024-01-01' AS DATE) AND `payments`.method = 'card'
   GROUP BY
     `orders`.channel
 ), `merged` AS (
@@ -29,16 +38,23 @@ WITH `f0` AS (
     SELECT
       `g0`,
       `a0`,
-      `a1`,
+      NULL AS `a1`,
       NULL AS `a2`
     FROM `f0`
     UNION ALL
     SELECT
       `g0`,
       NULL AS `a0`,
+      `a1`,
+      NULL AS `a2`
+    FROM `f1`
+    UNION ALL
+    SELECT
+      `g0`,
+      NULL AS `a0`,
       NULL AS `a1`,
       `a2`
-    FROM `f1`
+    FROM `f2`
   ) AS `stacked`
   GROUP BY
     `g0`

@@ -1,0 +1,45 @@
+"""The joins of metric filters (engine/smq/metric_filters.py): each filter's metric, compiled as a subquery
+grouped by its dimensions, LEFT JOINed to an aggregation's rows on those dimensions."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from sqlglot import exp
+
+from ..smq.filters import Filter
+from ..smq.metric_filters import MetricFilterRef
+from ..smq.resolve import DimRef
+
+if TYPE_CHECKING:
+    from .render import Renderer
+
+
+def metric_aware(render_ref: Callable[[DimRef], exp.Expression]) -> Callable[[DimRef], exp.Expression]:
+    """A reference renderer that also renders a metric filter's value: its subquery's column."""
+    from .render import col
+
+    def render(ref: DimRef) -> exp.Expression:
+        if isinstance(ref, MetricFilterRef):
+            return col(ref.metric, ref.alias)
+        return render_ref(ref)
+
+    return render
+
+
+def join_metric_filters(query: exp.Select, filters: Iterable[Filter], render_ref: Callable[[DimRef], exp.Expression],
+                        renderer: Renderer) -> exp.Select:
+    from .compose import compose
+    from .render import col, ident
+
+    seen: set[str] = set()
+    for f in filters:
+        for ref in f.metric_refs():
+            if ref.name in seen:
+                continue
+            seen.add(ref.name)
+            sub = compose(ref.plan, renderer)
+            on = exp.and_(*[exp.EQ(this=render_ref(g), expression=col(g.text, ref.alias)) for g in ref.group_by])
+            join = exp.Join(this=exp.Subquery(this=sub, alias=exp.TableAlias(this=ident(ref.alias))), on=on, side="LEFT")
+            query = query.join(join, copy=False)
+    return query

@@ -1,0 +1,45 @@
+WITH `f0` AS (
+  SELECT
+    MAKEDATE(YEAR(`orders`.order_date), 1) AS `g0`,
+    COUNT(`orders`.order_id) AS `a0`
+  FROM orders AS `orders`
+  WHERE
+    `orders`.channel = 'web' AND TRIM(`orders`.status) = 'shipped'
+  GROUP BY
+    MAKEDATE(YEAR(`orders`.order_date), 1)
+), `f1` AS (
+  SELECT
+    MAKEDATE(YEAR(`orders`.order_date), 1) AS `g0`,
+    COUNT(`orders`.order_id) AS `a1`
+  FROM orders AS `orders`
+  WHERE
+    `orders`.channel = 'web'
+  GROUP BY
+    MAKEDATE(YEAR(`orders`.order_date), 1)
+), `merged` AS (
+  SELECT
+    `g0`,
+    MAX(`a0`) AS `a0`,
+    MAX(`a1`) AS `a1`
+  FROM (
+    SELECT
+      `g0`,
+      `a0`,
+      NULL AS `a1`
+    FROM `f0`
+    UNION ALL
+    SELECT
+      `g0`,
+      NULL AS `a0`,
+      `a1`
+    FROM `f1`
+  ) AS `stacked`
+  GROUP BY
+    `g0`
+)
+SELECT
+  `m`.`g0` AS `OrdersModel__orderDate__year`,
+  CAST(`m`.`a0` AS DOUBLE) / NULLIF(`m`.`a1`, 0) AS `webShippedShare`
+FROM `merged` AS `m`
+ORDER BY
+  CASE WHEN `m`.`g0` IS NULL THEN 1 ELSE 0 END, `m`.`g0` ASC
