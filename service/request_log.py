@@ -174,11 +174,13 @@ def _problem_code(chunks: list[bytes] | None) -> str | None:
 
 
 def _log_line(done: Finished) -> None:
+    level = logging.WARNING if done.status >= 500 else logging.INFO
+    if not log.isEnabledFor(level):  # the access line is built only when someone reads it (µs on every request)
+        return
     fields: dict[str, Any] = {"method": done.method, "route": done.route, "path": done.path, "status": done.status,
                               "duration_ms": round(done.seconds * 1000, 3), "key": done.key}
     if done.code is not None:
         fields["code"] = done.code
-    level = logging.WARNING if done.status >= 500 else logging.INFO
     text = f"{done.method} {done.path} {done.status} {fields['duration_ms']}ms key={done.key or '-'}"
     if done.code:
         text += f" code={done.code}"
