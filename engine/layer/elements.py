@@ -14,7 +14,9 @@ from typing import Any, Callable
 from sqlglot import exp
 
 from ..errors import nearest
+from .conversion import CONVERSION_KEYS, read_conversion
 from .exprs import ExprError, parse_expression
+from .inputs import read_inputs
 from ..errors import Location
 from .model import (
     AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, Window,
@@ -28,7 +30,7 @@ DIMENSION_KEYS = ("name", "type", "description", "expr")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension")
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date", "time_grain",
+    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *CONVERSION_KEYS,
 )
 ENTITY_KEYS = ("name", "type", "expr", "description")
 
@@ -161,9 +163,10 @@ class ElementReader(BaseReader):
         loc = where(file, node, "name", field=field)
         need: Callable[[str], str] = lambda key: self.text(node, key, file, field, required=True)  # noqa: E731
         fields: dict[str, Any] = {}
-        allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator"}, "derived": {"expr"},
-                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date"}}[kind]
-        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date"):
+        allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator"}, "derived": {"expr", "inputs"},
+                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date"}, "conversion": {*CONVERSION_KEYS, "window"}}[kind]
+        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
+                    *CONVERSION_KEYS):
             if key in node and key not in allowed:
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
@@ -185,6 +188,9 @@ class ElementReader(BaseReader):
             text = need("expr")
             fields["expr"] = text
             fields["expr_node"] = self.expression(text, file, node, "expr", f"{field}.expr") if text else None
+            fields["derived_inputs"] = read_inputs(self, node, file, field)
+        elif kind == "conversion":
+            fields["conversion"] = read_conversion(self, node, file, field, WINDOW_RULE)
         else:
             fields["measure"] = need("measure")
             fields["time_dimension"] = need("time_dimension")

@@ -8,16 +8,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from sqlglot import exp
 
 from ..errors import Location
 
+if TYPE_CHECKING:
+    from .conversion import Conversion
+    from .inputs import MetricInput
+
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max")
-METRIC_TYPES = ("simple", "ratio", "derived", "cumulative")
+METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
 GRAINS = ("day", "week", "month", "quarter", "year")
@@ -123,6 +127,8 @@ class Metric:
     window: Window | None = None
     grain_to_date: str | None = None
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
+    derived_inputs: tuple[MetricInput, ...] = ()  # derived: `inputs:` (aliases, time offsets); engine/layer/inputs.py
+    conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""
@@ -130,9 +136,20 @@ class Metric:
             return (self.measure,) if self.measure else ()
         if self.type == "ratio":
             return tuple(x for x in (self.numerator, self.denominator) if x)
+        if self.type == "conversion" and self.conversion is not None:
+            return (self.conversion.base_measure, self.conversion.conversion_measure)
         if self.type == "derived" and self.expr_node is not None:
-            return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)))
+            from .inputs import input_named
+
+            names = dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot))
+            return tuple(dict.fromkeys((found.name if (found := input_named(self.derived_inputs, n)) else n) for n in names))
         return ()
+
+    def expr_names(self) -> tuple[str, ...]:
+        """The names a derived expression uses, aliases included."""
+        if self.expr_node is None:
+            return ()
+        return tuple(dict.fromkeys(column_name(c) for c in self.expr_node.find_all(exp.Column, exp.Dot)))
 
 
 def column_name(node: exp.Expression) -> str:

@@ -7,6 +7,8 @@ import networkx as nx
 from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
+from .conversion import check_conversion
+from .inputs import check_inputs
 from .joins import FLIP
 from .model import GRAINS, Dimension, SemanticLayer, column_name
 
@@ -87,6 +89,11 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
+        if metric.type == "derived" and metric.derived_inputs:
+            check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None,
+                         measures + list(layer.metrics), errors)
+        if metric.conversion is not None:
+            check_conversion(layer, metric.name, metric.conversion, errors)
         if metric.type == "derived" and metric.expr_node is not None:
             _allowed(metric.expr_node, metric.expr or "", f"{field}.expr", "derived expression", loc, errors)
         for text, node in zip(metric.filters, metric.filter_nodes):

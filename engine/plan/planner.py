@@ -12,6 +12,7 @@ from dataclasses import replace
 from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
+from ..layer.inputs import Offset
 from ..layer.joins import JoinGraph, Path, path_text
 from ..layer.model import GRAINS, Dimension, Measure, Metric, SemanticLayer
 from ..smq.filters import Filter, parse_filter, substitute, wrap
@@ -19,6 +20,7 @@ from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
+from .offsets import check_offset_keys, derived_input, offset_key
 
 GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
 
@@ -35,6 +37,8 @@ class Planner:
         self.group_metric: dict[GroupKey, Metric | None] = {}
         self.first_use: dict[GroupKey, str] = {}
         self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
+        self.offset: Offset | None = None  # while expanding a derived metric's offset input (plan/offsets.py)
+        self.group_offset: dict[GroupKey, Offset | None] = {}
 
     # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
     def time_dimension(self, measure: Measure, cumulative: Metric | None) -> Dimension | None:
@@ -90,7 +94,7 @@ class Planner:
             cumulative = metric if metric.type == "cumulative" else None
             filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
         texts = tuple(f.text for f in filters)
-        key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
+        key = (measure.qualified_name, texts, (cumulative.name if cumulative else "") + offset_key(self.offset, cumulative, field))
         agg = self.aggregates.get(key)
         if agg is None:
             inline = bool(filters) and self._inline(measure.model, filters)
@@ -102,6 +106,7 @@ class Planner:
             self.groups.setdefault(group_key, []).append(agg)
             self.group_filters[group_key] = () if inline else filters
             self.group_metric[group_key] = cumulative
+            self.group_offset[group_key] = self.offset
             self.first_use.setdefault(group_key, field)
         return exp.column(agg.id)
 
@@ -139,7 +144,7 @@ class Planner:
             return float_division(num, den)
         # derived: the expression with each input replaced, divisions made floating and zero-safe
         assert ref.expr_node is not None
-        body = substitute(ref.expr_node, lambda name: wrap(self.expand(self._input(name, field), field, stack)))
+        body = substitute(ref.expr_node, lambda name: wrap(derived_input(self, ref, name, field, stack)))
         return body.transform(lambda n: float_division(n.this, n.expression) if isinstance(n, exp.Div) else n, copy=False)
 
     def _input(self, name: str | None, field: str) -> MeasureRef | Metric:
@@ -196,8 +201,10 @@ class Planner:
             return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
         out = []
         for i, (key, aggs) in enumerate(self.groups.items()):
-            out.append(self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
-                                   group_keys, where, self.first_use[key]))
+            group = self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
+                                group_keys, where, self.first_use[key])
+            offset = self.group_offset.get(key)
+            out.append(group if offset is None else replace(group, offset=check_offset_keys(self.layer, group, offset, self.first_use[key])))
         return tuple(out)
 
     def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],

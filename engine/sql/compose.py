@@ -6,6 +6,7 @@ from sqlglot import exp
 
 from ..plan.nodes import QueryPlan
 from .dialects import typed_null
+from .offsets import offset_ctes
 from .render import Renderer, col, ident
 
 
@@ -22,7 +23,7 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.E
 
 def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
     groups = plan.groups
-    if len(groups) == 1 and groups[0].cumulative is None:
+    if len(groups) == 1 and groups[0].cumulative is None and groups[0].offset is None and groups[0].conversion is None:
         query, key_exprs, aggs = renderer.group_parts(groups[0], groups[0].keys, groups[0].where)
         mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
         mapping.update(aggs)
@@ -36,6 +37,8 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         for group in groups:
             if group.cumulative is not None:
                 ctes += renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
+            elif group.offset is not None:
+                ctes += offset_ctes(renderer, group, group.keys, group.where)
             else:
                 ctes.append((group.id, renderer.group_cte(group, group.keys, group.where)))
         keys = [f"g{i}" for i in range(len(plan.group_keys))]

@@ -1,0 +1,61 @@
+"""Planning a derived metric's offset inputs: each aggregate under an offset gets its own aggregation.
+
+`derived_input` expands one name of a derived expression, through its `inputs:` entry (alias, offset);
+while an offset input is expanded, every aggregate it reaches is keyed by the offset, so it never
+shares a CTE with the same measure read in its own period (sql/offsets.py renders those groups).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from sqlglot import exp
+
+from ..errors import Location, QueryError
+from ..layer.inputs import Offset, input_named
+from ..layer.model import Metric, SemanticLayer
+
+if TYPE_CHECKING:
+    from .nodes import FactGroup
+    from .planner import Planner
+
+
+def offset_key(offset: Offset | None, cumulative: Metric | None, field: str) -> str:
+    """The part of an aggregate's identity that says which period it reads."""
+    if offset is None:
+        return ""
+    if cumulative is not None:
+        raise QueryError(f"cumulative metric '{cumulative.name}' is read at an offset ({offset}); an offset on a cumulative "
+                         "input is not supported yet", code="unsupported_offset", location=Location(field=field))
+    return f"@{offset}"
+
+
+def derived_input(planner: Planner, metric: Metric, name: str, field: str, stack: tuple[str, ...]) -> exp.Expression:
+    """A name of a derived expression, expanded: a listed input under its alias or offset, else the name itself."""
+    listed = input_named(metric.derived_inputs, name)
+    target = planner._input(listed.name if listed else name, field)
+    if listed is None or listed.offset is None:
+        return planner.expand(target, field, stack)
+    if planner.offset is not None:
+        raise QueryError(f"metric '{metric.name}': input '{listed.reference}' is read at an offset ({listed.offset}) inside another "
+                         f"offset input ({planner.offset}); offsets of offsets are not supported yet",
+                         code="unsupported_offset", location=Location(field=field))
+    planner.offset = listed.offset
+    try:
+        return planner.expand(target, field, stack)
+    finally:
+        planner.offset = None
+
+
+def check_offset_keys(layer: SemanticLayer, group: FactGroup, offset: Offset, origin: str) -> Offset:
+    """An offset input needs its measure's time axis in the query, as MetricFlow requires metric_time."""
+    measure = group.aggregates[0].measure
+    dim = layer.models[group.model].time_dimension_of(measure)
+    if dim is None:
+        raise QueryError(f"measure {measure.qualified_name} is read at an offset ({offset}) but has no time dimension; declare "
+                         f"default_time_dimension on model {group.model} (or time_dimension on the measure)",
+                         code="missing_time_dimension", location=Location(field=origin))
+    if not any(ref.dimension is dim and not ref.keys and not ref.date_part for ref in group.keys):
+        raise QueryError(f"an offset input ({offset}, measure {measure.qualified_name}) needs metric_time (or {dim.qualified_name}) "
+                         "in group_by, at any grain", code="missing_time_dimension", location=Location(field=origin))
+    return offset

@@ -1,0 +1,113 @@
+"""An offset input's aggregation: the measure's rows joined to the time spine shifted by the offset.
+
+MetricFlow's semantics: the spine's day `d` takes the rows whose day is `d - window` (offset_window)
+or `DATE_TRUNC(grain, d)` (offset_to_grain), with an INNER JOIN, and the query's periods are the
+spine's. When the query's finest grain on the time axis is the offset's own grain, the join is made
+at that grain instead (MetricFlow joins after aggregating then), so `1 month` by month reads the
+whole previous month. Filters and group keys on the shifted time dimension read the spine's period.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from ..layer.inputs import Offset
+from ..layer.model import GRAINS, Dimension
+from ..plan.nodes import FactGroup
+from ..smq.filters import Filter
+from ..smq.resolve import DimRef
+from .dialects import _f, _lit, add_interval, date_part, to_date, truncate
+from .render import JoinTree, Renderer, aliased, col, ident, qualify
+
+
+def shift(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
+    """value + count units as a DATE; a month/year step past a month's end lands on its last day on every
+    engine (SQLite's date() would roll over into the next month)."""
+    if dialect != "sqlite" or unit not in ("month", "quarter", "year"):
+        return add_interval(value, count, unit, dialect)
+    months = count * {"month": 1, "quarter": 3, "year": 12}[unit]
+    moved = _f("DATE", value, _lit(f"{months:+d} months"))
+    rolled = exp.NEQ(this=_f("STRFTIME", _lit("%d"), moved.copy()), expression=_f("STRFTIME", _lit("%d"), value.copy()))
+    last_day = _f("DATE", moved.copy(), _lit("start of month"), _lit("-1 days"))
+    return exp.Case(ifs=[exp.If(this=rolled, true=last_day)], default=moved)
+
+
+def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
+    """Day, or the offset's grain when it is the finest grain the query asks of the time axis."""
+    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
+    finest = min(grains, key=GRAINS.index) if grains else "day"
+    return offset.grain if finest == offset.grain else "day"
+
+
+def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
+    """`<id>_periods` (the spine at the join grain) and `<id>` (keys and aggregates, periods shifted)."""
+    offset = group.offset
+    layer, dialect = renderer.layer, renderer.dialect
+    assert offset is not None and layer.time_spine is not None, "validated: an offset input needs a time spine"
+    model = layer.models[group.model]
+    dim = model.time_dimension_of(group.aggregates[0].measure)
+    assert dim is not None, "planned: an offset input's measure has a time dimension"
+    grain = join_grain(offset, keys, dim)
+    spine = layer.time_spine
+    spine_col = col(spine.column, "spine")
+    periods_name = f"{group.id}_periods"
+    period_expr = spine_col if grain == "day" else truncate(spine_col, grain, dialect)
+    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"))
+    if grain != "day":
+        periods = periods.distinct(copy=False)
+
+    paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
+    tree = JoinTree(model, list(group.paths), layer, renderer.source_for)
+    period = col("period", "p")
+
+    def render_ref(ref: DimRef) -> exp.Expression:
+        if ref.dimension is dim and not ref.keys:  # the shifted axis: the spine's period
+            if ref.date_part:
+                return date_part(period.copy(), ref.date_part, dialect)
+            return period.copy() if (ref.grain or "day") == grain else truncate(period.copy(), ref.grain or "day", dialect)
+        return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
+
+    row_time = qualify(dim.node, tree.root_alias)
+    row_period = to_date(row_time, dialect) if grain == "day" else truncate(row_time, grain, dialect)
+    if offset.window is not None:
+        on = exp.EQ(this=shift(period.copy(), -offset.window.count, offset.window.unit, dialect), expression=row_period)
+    else:
+        on = exp.EQ(this=truncate(period.copy(), str(offset.to_grain), dialect), expression=row_period)
+    query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
+                                        on=on, kind="INNER"), copy=False)
+    conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
+    conditions += _one_day_per_period(offset, keys, dim, grain, period, dialect)
+    if conditions:
+        query = query.where(*conditions, copy=False)
+    key_exprs = [render_ref(ref) for ref in keys]
+    if group.dedupe:  # one row per (primary key, spine day) and group before aggregating, as group_parts does
+        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
+        projection.append(exp.alias_(period.copy(), "__period", quoted=True))
+        projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(renderer.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True)
+                       for a in group.aggregates]
+        inner = query.select(*projection, copy=False).distinct(copy=False)
+        query = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
+        key_exprs = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
+        aggs = {a.id: renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.aggregates}
+    else:
+        aggs = {a.id: renderer.aggregate(a.measure.agg, renderer.measure_input(a, tree.root_alias, render_ref)
+                                         if a.measure.node is not None or a.conditions else None) for a in group.aggregates}
+    projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+    projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
+    final = query.select(*projection, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False)
+    return [(periods_name, periods), (group.id, final)]
+
+
+def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension, grain: str,
+                        period: exp.Column, dialect: str) -> list[exp.Expression]:
+    """offset_to_grain joined by day but queried above it: keep one spine day per queried period (its first),
+    else every day of the period would read the same rows again (MetricFlow's filter)."""
+    if offset.to_grain is None or grain != "day":
+        return []
+    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
+    if not grains or "day" in grains:
+        return []
+    tests: list[exp.Expression] = [exp.EQ(this=truncate(period.copy(), g, dialect), expression=period.copy()) for g in dict.fromkeys(grains)]
+    return [exp.or_(*tests) if len(tests) > 1 else tests[0]]
+
