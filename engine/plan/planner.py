@@ -20,6 +20,7 @@ from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
+from .conversion import conversion_template
 from .offsets import check_offset_keys, derived_input, offset_key
 
 GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
@@ -39,6 +40,7 @@ class Planner:
         self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
         self.offset: Offset | None = None  # while expanding a derived metric's offset input (plan/offsets.py)
         self.group_offset: dict[GroupKey, Offset | None] = {}
+        self.group_conversion: dict[GroupKey, Metric] = {}  # the conversions of a conversion metric (plan/conversion.py)
 
     # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
     def time_dimension(self, measure: Measure, cumulative: Metric | None) -> Dimension | None:
@@ -138,6 +140,8 @@ class Planner:
         stack = stack + (ref.name,)
         if ref.type in ("simple", "cumulative"):
             return self._aggregate(None, ref, field)
+        if ref.type == "conversion":
+            return conversion_template(self, ref, field)
         if ref.type == "ratio":
             num = self.expand(self._input(ref.numerator, field), field, stack)
             den = self.expand(self._input(ref.denominator, field), field, stack)
@@ -204,7 +208,9 @@ class Planner:
             group = self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
                                 group_keys, where, self.first_use[key])
             offset = self.group_offset.get(key)
-            out.append(group if offset is None else replace(group, offset=check_offset_keys(self.layer, group, offset, self.first_use[key])))
+            if offset is not None:
+                group = replace(group, offset=check_offset_keys(self.layer, group, offset, self.first_use[key]))
+            out.append(replace(group, conversion=self.group_conversion[key]) if key in self.group_conversion else group)
         return tuple(out)
 
     def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],

@@ -6,6 +6,7 @@ from sqlglot import exp
 
 from ..plan.nodes import QueryPlan
 from .dialects import typed_null
+from .conversion import conversion_ctes
 from .offsets import offset_ctes
 from .render import Renderer, col, ident
 
@@ -39,6 +40,8 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
                 ctes += renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
             elif group.offset is not None:
                 ctes += offset_ctes(renderer, group, group.keys, group.where)
+            elif group.conversion is not None:
+                ctes += conversion_ctes(renderer, group, group.keys, group.where)
             else:
                 ctes.append((group.id, renderer.group_cte(group, group.keys, group.where)))
         keys = [f"g{i}" for i in range(len(plan.group_keys))]
