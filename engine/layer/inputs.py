@@ -106,7 +106,7 @@ def input_named(inputs: tuple[MetricInput, ...], reference: str) -> MetricInput 
 
 
 def check_inputs(metric_name: str, inputs: tuple[MetricInput, ...], used: tuple[str, ...], has_spine: bool,
-                 known: list[str], errors: Any) -> None:
+                 known: list[str], errors: Any, cumulative: dict[str, str]) -> None:
     """Cross-file checks: aliases unique and used, inputs exist, a time spine for offsets."""
     seen: dict[str, Location] = {}
     for item in inputs:
@@ -120,6 +120,9 @@ def check_inputs(metric_name: str, inputs: tuple[MetricInput, ...], used: tuple[
         if item.name not in known:
             errors.add(f"{item.location.field}: input '{item.name}' is not a measure or metric of this layer", item.location,
                        code="unknown_element", suggestions=nearest(item.name, known))
+        if item.offset is not None and item.name in cumulative:
+            errors.add(f"{item.location.field}: '{item.name}' is a {cumulative[item.name]} metric; an offset on it is not supported "
+                       "yet", item.location, code="invalid_metric")
         if item.offset is not None and not has_spine:
             errors.add(f"{item.location.field}: an offset input needs a time spine: add time_spine (table, column) to database.yml",
                        item.location, code="missing_time_spine")

@@ -51,7 +51,7 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
     spine = layer.time_spine
     spine_col = col(spine.column, "spine")
     periods_name = f"{group.id}_periods"
-    period_expr = spine_col if grain == "day" else truncate(spine_col, grain, dialect)
+    period_expr = truncate(spine_col, grain, dialect)  # a DATE, as the other aggregations group by
     periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"))
     if grain != "day":
         periods = periods.distinct(copy=False)

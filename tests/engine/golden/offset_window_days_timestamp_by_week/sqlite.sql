@@ -1,6 +1,6 @@
 WITH "f0_periods" AS (
   SELECT
-    "spine"."date_day" AS "period"
+    DATE("spine"."date_day") AS "period"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT

@@ -7,7 +7,7 @@ WITH "f0" AS (
     toStartOfQuarter("orders".order_date)
 ), "f1_periods" AS (
   SELECT
-    "spine"."date_day" AS "period"
+    toDate("spine"."date_day") AS "period"
   FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT

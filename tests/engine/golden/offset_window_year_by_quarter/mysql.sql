@@ -13,7 +13,7 @@ WITH `f0` AS (
     )
 ), `f1_periods` AS (
   SELECT
-    `spine`.`date_day` AS `period`
+    DATE(`spine`.`date_day`) AS `period`
   FROM time_spine AS `spine`
 ), `f1` AS (
   SELECT

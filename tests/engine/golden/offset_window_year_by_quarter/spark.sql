@@ -7,7 +7,7 @@ WITH `f0` AS (
     CAST(DATE_TRUNC('quarter', `orders`.order_date) AS DATE)
 ), `f1_periods` AS (
   SELECT
-    `spine`.`date_day` AS `period`
+    CAST(`spine`.`date_day` AS DATE) AS `period`
   FROM time_spine AS `spine`
 ), `f1` AS (
   SELECT
