@@ -123,7 +123,7 @@ class MetricMapping:
                         + (f"; did you mean '{nearest(measure, list(self.measures))[0]}'?" if nearest(measure, list(self.measures)) else ""))
             return None
         for key in ("fill_nulls_with", "join_to_timespine"):
-            if ref.get(key) is not None and ref.get(key) is not False:  # fill_nulls_with: 0 is a value
+            if ref.get(key) not in (None, False):
                 self.refuse(found.at(params, key_name), f"metric '{found.name}': {key} is {NOT_YET}")
                 return None
         if ref.get("filter"):
@@ -171,6 +171,10 @@ class MetricMapping:
             if offset and inner is not None and str(inner.body.get("type") or "").lower() in ("cumulative", "conversion"):
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on the {inner.body.get('type')} "
                             f"metric '{inner.name}' is {NOT_YET}")
+                return None
+            if offset and inner is not None and _has_offset_input(inner.body):
+                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on '{inner.name}', which reads an "
+                            f"input at an offset itself, is {NOT_YET}")
                 return None
             if offset:  # an offset input keeps its alias (or its name) in the expression: `inputs:` says where it reads
                 inputs.append({"name": str(ref["name"]), **({"alias": str(ref["alias"])} if ref.get("alias") else {}), **offset})
@@ -308,6 +312,12 @@ class MetricMapping:
             if measure in self.measures:
                 out.append(self.measures[measure][0])
         return out
+
+
+def _has_offset_input(body: Any) -> bool:
+    """Does a derived metric read one of its inputs at an offset?"""
+    params = body.get("type_params") or {}
+    return any(isinstance(i, dict) and (i.get("offset_window") or i.get("offset_to_grain")) for i in params.get("metrics") or [])
 
 
 def _window_text(window: Any) -> str | None:
