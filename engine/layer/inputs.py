@@ -106,8 +106,9 @@ def input_named(inputs: tuple[MetricInput, ...], reference: str) -> MetricInput 
 
 
 def check_inputs(metric_name: str, inputs: tuple[MetricInput, ...], used: tuple[str, ...], has_spine: bool,
-                 known: list[str], errors: Any, cumulative: dict[str, str]) -> None:
-    """Cross-file checks: aliases unique and used, inputs exist, a time spine for offsets."""
+                 errors: Any, cumulative: dict[str, str]) -> None:
+    """Cross-file checks: aliases unique and used, offsets only on what can be shifted, a time spine for offsets
+    (that each input exists is checked with the other metric inputs, in validate.py)."""
     seen: dict[str, Location] = {}
     for item in inputs:
         if item.reference in seen:
@@ -117,9 +118,6 @@ def check_inputs(metric_name: str, inputs: tuple[MetricInput, ...], used: tuple[
         if item.reference not in used:
             errors.add(f"{item.location.field}: input '{item.reference}' is not used by the expr of metric {metric_name}",
                        item.location, code="invalid_metric", suggestions=nearest(item.reference, list(used)))
-        if item.name not in known:
-            errors.add(f"{item.location.field}: input '{item.name}' is not a measure or metric of this layer", item.location,
-                       code="unknown_element", suggestions=nearest(item.name, known))
         if item.offset is not None and item.name in cumulative:
             errors.add(f"{item.location.field}: '{item.name}' is a {cumulative[item.name]} metric; an offset on it is not supported "
                        "yet", item.location, code="invalid_metric")

@@ -90,8 +90,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
         if metric.type == "derived" and metric.derived_inputs:
-            check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None,
-                         measures + list(layer.metrics), errors,
+            check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None, errors,
                          {m.name: m.type for m in layer.metrics.values() if m.type in ("cumulative", "conversion")})
         if metric.conversion is not None:
             check_conversion(layer, metric.name, metric.conversion, errors)
