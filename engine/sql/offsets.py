@@ -4,7 +4,8 @@ MetricFlow's semantics: the spine's day `d` takes the rows whose day is `d - win
 or `DATE_TRUNC(grain, d)` (offset_to_grain), with an INNER JOIN, and the query's periods are the
 spine's. When the query's finest grain on the time axis is the offset's own grain, the join is made
 at that grain instead (MetricFlow joins after aggregating then), so `1 month` by month reads the
-whole previous month. Filters and group keys on the shifted time dimension read the spine's period.
+whole previous month. Group keys on the shifted time dimension read the spine's period; filters on it
+hold for both the period and the rows read.
 """
 
 from __future__ import annotations
@@ -76,6 +77,10 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
+    # a filter on the shifted axis holds for the rows read too (at their own time), as MetricFlow filters
+    # them before joining the spine: `metric_time >= '2024-01-01'` gives January nothing from December
+    conditions += [renderer.filter_expr(f, lambda ref: renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)]))
+                   for f in where if any(ref.dimension is dim and not ref.keys for ref in f.dimension_refs())]
     conditions += _one_day_per_period(offset, keys, dim, grain, period, dialect)
     if conditions:
         query = query.where(*conditions, copy=False)

@@ -20,6 +20,7 @@ WITH `f0` AS (
     ON DATE_TRUNC(DATE(`p`.`period`), MONTH) = DATE(`orders`.order_date)
   WHERE
     `p`.`period` BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-10' AS DATE)
+    AND `orders`.order_date BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-10' AS DATE)
   GROUP BY
     `p`.`period`
 ), `merged` AS (

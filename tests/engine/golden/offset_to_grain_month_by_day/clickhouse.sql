@@ -20,6 +20,7 @@ WITH "f0" AS (
     ON toStartOfMonth("p"."period") = CAST("orders".order_date AS Nullable(DATE))
   WHERE
     "p"."period" BETWEEN CAST('2024-03-01' AS Nullable(DATE)) AND CAST('2024-04-10' AS Nullable(DATE))
+    AND "orders".order_date BETWEEN CAST('2024-03-01' AS Nullable(DATE)) AND CAST('2024-04-10' AS Nullable(DATE))
   GROUP BY
     "p"."period"
 ), "merged" AS (

@@ -20,6 +20,7 @@ WITH `f0` AS (
     ON DATE_SUB(DATE(`p`.`period`), INTERVAL (DAYOFMONTH(`p`.`period`) - 1) DAY) = DATE(`orders`.order_date)
   WHERE
     `p`.`period` BETWEEN '2024-03-01' AND '2024-04-10'
+    AND `orders`.order_date BETWEEN '2024-03-01' AND '2024-04-10'
   GROUP BY
     `p`.`period`
 ), `merged` AS (

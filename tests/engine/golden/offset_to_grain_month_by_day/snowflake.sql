@@ -20,6 +20,7 @@ WITH "f0" AS (
     ON CAST(DATE_TRUNC('month', "p"."period") AS DATE) = CAST("orders".order_date AS DATE)
   WHERE
     "p"."period" BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-10' AS DATE)
+    AND "orders".order_date BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-10' AS DATE)
   GROUP BY
     "p"."period"
 ), "merged" AS (

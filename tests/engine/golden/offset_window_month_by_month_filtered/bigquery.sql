@@ -20,6 +20,7 @@ WITH `f0` AS (
     ON DATE_ADD(`p`.`period`, INTERVAL -1 MONTH) = DATE_TRUNC(DATE(`orders`.order_date), MONTH)
   WHERE
     DATE(`p`.`period`) >= CAST('2024-01-01' AS DATE)
+    AND `orders`.order_date >= CAST('2024-01-01' AS DATE)
   GROUP BY
     `p`.`period`
 ), `merged` AS (

@@ -20,6 +20,7 @@ WITH "f0" AS (
     ON addMonths("p"."period", -1) = toStartOfMonth("orders".order_date)
   WHERE
     toDate("p"."period") >= CAST('2024-01-01' AS Nullable(DATE))
+    AND "orders".order_date >= CAST('2024-01-01' AS Nullable(DATE))
   GROUP BY
     "p"."period"
 ), "merged" AS (

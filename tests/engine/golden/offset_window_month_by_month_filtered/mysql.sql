@@ -19,7 +19,7 @@ WITH `f0` AS (
   INNER JOIN `f1_periods` AS `p`
     ON DATE_ADD(`p`.`period`, INTERVAL -1 MONTH) = DATE_SUB(DATE(`orders`.order_date), INTERVAL (DAYOFMONTH(`orders`.order_date) - 1) DAY)
   WHERE
-    DATE(`p`.`period`) >= '2024-01-01'
+    DATE(`p`.`period`) >= '2024-01-01' AND `orders`.order_date >= '2024-01-01'
   GROUP BY
     `p`.`period`
 ), `merged` AS (

@@ -23,7 +23,7 @@ WITH "f0" AS (
       ELSE DATE("p"."period", '-1 months')
     END = DATE("orders".order_date, 'start of month')
   WHERE
-    DATE("p"."period") >= '2024-01-01'
+    DATE("p"."period") >= '2024-01-01' AND "orders".order_date >= '2024-01-01'
   GROUP BY
     "p"."period"
 ), "merged" AS (

@@ -20,6 +20,7 @@ WITH "f0" AS (
     ON DATE_ADD('month', -1, "p"."period") = CAST(DATE_TRUNC('month', "orders".order_date) AS DATE)
   WHERE
     CAST("p"."period" AS DATE) >= CAST('2024-01-01' AS DATE)
+    AND "orders".order_date >= CAST('2024-01-01' AS DATE)
   GROUP BY
     "p"."period"
 ), "merged" AS (
