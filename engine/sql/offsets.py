@@ -10,6 +10,8 @@ hold for both the period and the rows read.
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlglot import exp
 
 from ..layer.inputs import Offset
@@ -114,5 +116,5 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
     if not grains or "day" in grains:
         return []
     tests: list[exp.Expression] = [exp.EQ(this=truncate(period.copy(), g, dialect), expression=period.copy()) for g in dict.fromkeys(grains)]
-    return [exp.or_(*tests) if len(tests) > 1 else tests[0]]
+    return [cast(exp.Expression, exp.or_(*tests)) if len(tests) > 1 else tests[0]]
 
