@@ -30,9 +30,10 @@ DIMENSION_KEYS = ("name", "type", "description", "expr")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension")
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *CONVERSION_KEYS,
+    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *CONVERSION_KEYS, "period_agg",
 )
 ENTITY_KEYS = ("name", "type", "expr", "description")
+PERIOD_AGGS = ("first", "last")  # a cumulative metric above day grain: the period's first or last day (the default)
 
 
 class ElementReader(BaseReader):
@@ -164,9 +165,10 @@ class ElementReader(BaseReader):
         need: Callable[[str], str] = lambda key: self.text(node, key, file, field, required=True)  # noqa: E731
         fields: dict[str, Any] = {}
         allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator"}, "derived": {"expr", "inputs"},
-                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date"}, "conversion": {*CONVERSION_KEYS, "window"}}[kind]
+                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "period_agg"},
+                   "conversion": {*CONVERSION_KEYS, "window"}}[kind]
         for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
-                    *CONVERSION_KEYS):
+                    *CONVERSION_KEYS, "period_agg"):
             if key in node and key not in allowed:
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
@@ -205,6 +207,13 @@ class ElementReader(BaseReader):
                                     where(file, node, "window", field=f"{field}.window"), code="invalid_metric")
                 else:
                     fields["window"] = Window(int(m.group(1)), m.group(2).lower())
+            period_agg = self.text(node, "period_agg", file, field).lower()
+            if period_agg in PERIOD_AGGS:
+                fields["period_agg"] = period_agg
+            elif period_agg:
+                self.errors.add(f"{field}.period_agg: '{period_agg}' is not " + ("supported yet (use first or last)" if period_agg == "average"
+                                else "a period aggregation (use first or last)"), where(file, node, "period_agg", field=f"{field}.period_agg"),
+                                code="invalid_metric", suggestions=nearest(period_agg, PERIOD_AGGS, 1))
             if grain:
                 if grain not in GRAINS:
                     self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(GRAINS)})",

@@ -126,6 +126,7 @@ class Metric:
     time_dimension: str | None = None  # cumulative
     window: Window | None = None
     grain_to_date: str | None = None
+    period_agg: str | None = None  # cumulative above day grain: "first" day's value (MetricFlow's default) or "last" (ours)
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
     derived_inputs: tuple[MetricInput, ...] = ()  # derived: `inputs:` (aliases, time offsets); engine/layer/inputs.py
     conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py

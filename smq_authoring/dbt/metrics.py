@@ -275,9 +275,10 @@ class MetricMapping:
                 self.refuse(found.at(nested if what in nested else params, what),
                             f"metric '{found.name}': a {what} in {unit}s: grains below a day are {NOT_YET}")
                 return None
-        if nested.get("period_agg") not in (None, "first"):
-            self.refuse(found.at(nested, "period_agg"), f"metric '{found.name}': period_agg '{nested.get('period_agg')}' "
-                        f"(a period's last or average daily value) is {NOT_YET}")
+        period_agg = str(nested.get("period_agg") or "first").lower()  # MetricFlow's default: the period's first day
+        if period_agg not in ("first", "last"):
+            self.refuse(found.at(nested, "period_agg"), f"metric '{found.name}': period_agg '{period_agg}' "
+                        f"(a period's average daily value) is {NOT_YET}")
             return None
         if self.time_spine() is None:
             self.refuse(found.at(found.body, "type"), f"metric '{found.name}': a cumulative metric needs a time spine, and "
@@ -288,6 +289,7 @@ class MetricMapping:
             out["window"] = str(window)
         if grain:
             out["grain_to_date"] = str(grain)
+        out["period_agg"] = period_agg
         return out
 
     def metric_home(self, found: Found, metric: dict[str, Any]) -> str:

@@ -93,13 +93,13 @@ CASES = [
     # an offset input (offset_window: 14 days, aliased): the spine's day reads the bookings of 14 days before
     ({"metrics": ["bookings_growth_2_weeks"], "group_by": ["metric_time__day"]},
      "WITH cur AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS n FROM fct_bookings GROUP BY 1), "
-     "prev AS (SELECT s.ds AS d, COUNT(*) AS n FROM mf_time_spine s "
+     "prev AS (SELECT CAST(s.ds AS DATE) AS d, COUNT(*) AS n FROM mf_time_spine s "
      "JOIN fct_bookings b ON CAST(b.ds AS DATE) = CAST(s.ds - INTERVAL 14 DAY AS DATE) GROUP BY 1) "
      "SELECT COALESCE(cur.d, prev.d), cur.n - prev.n FROM cur FULL JOIN prev ON cur.d = prev.d"),
     # offset_to_grain: month, by day: each day minus the first day of its month
     ({"metrics": ["bookings_growth_since_start_of_month"], "group_by": ["metric_time__day"]},
      "WITH cur AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS n FROM fct_bookings GROUP BY 1), "
-     "first_day AS (SELECT s.ds AS d, COUNT(*) AS n FROM mf_time_spine s "
+     "first_day AS (SELECT CAST(s.ds AS DATE) AS d, COUNT(*) AS n FROM mf_time_spine s "
      "JOIN fct_bookings b ON CAST(b.ds AS DATE) = CAST(DATE_TRUNC('month', s.ds) AS DATE) GROUP BY 1) "
      "SELECT COALESCE(cur.d, first_day.d), cur.n - first_day.n FROM cur FULL JOIN first_day ON cur.d = first_day.d"),
     # a conversion metric: buys with a visit of the same user in the 7 days up to it, per visit
