@@ -105,3 +105,15 @@ def test_an_offset_needs_metric_time_and_no_offset_inside_it(tmp_path: Path) -> 
     assert info.value.code == "unsupported_offset"
     sql = layer.compile({"metrics": ["lastWeek"], "group_by": ["metric_time__month"]})
     assert "INNER JOIN" in sql and "spine" in sql  # the spine's days, each reading the orders of a week before
+
+
+def test_period_agg_takes_first_or_last(tmp_path: Path) -> None:
+    errs = errors_of(tmp_path, with_metrics("""
+          - {name: cumFirst, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate, period_agg: frist}
+          - {name: cumAvg, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate, period_agg: average}
+          - {name: simpleFirst, type: simple, measure: OrderModel__orderCount, period_agg: first}
+    """))
+    text = "\n".join(errs)
+    assert "metrics[2].period_agg: 'frist' is not a period aggregation (use first or last); did you mean 'first'?" in text
+    assert "metrics[3].period_agg: 'average' is not supported yet (use first or last)" in text
+    assert "metrics[4].period_agg: not used by a simple metric" in text
