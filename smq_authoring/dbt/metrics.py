@@ -200,7 +200,7 @@ class MetricMapping:
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': offset_window '{window}' on input '{ref.get('name')}': "
                             f"only whole days, weeks, months, quarters and years are supported")
                 return None
-            return {"offset_window": str(window)}
+            return {"offset_window": _spelled(str(window))}
         if grain:
             if str(grain).lower() not in GRAINS:
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': offset_to_grain '{grain}' on input "
@@ -236,7 +236,7 @@ class MetricMapping:
                 self.refuse(found.at(nested, "window"), f"metric '{found.name}': window '{window}': only whole days, weeks, "
                             "months, quarters and years are supported")
                 return None
-            out["window"] = str(window)
+            out["window"] = _spelled(str(window))
         properties = []
         for item in nested.get("constant_properties") or []:
             pair = {}
@@ -314,6 +314,14 @@ class MetricMapping:
             if measure in self.measures:
                 out.append(self.measures[measure][0])
         return out
+
+
+def _spelled(window: str) -> str:
+    """'14 day' (a manifest's {count, granularity}) and '14 days' (YAML) written alike: '14 days'."""
+    found = re.fullmatch(r"\s*(\d+)\s+([a-z_]+?)s?\s*", window.lower())
+    if found is None:
+        return window
+    return f"{found.group(1)} {found.group(2)}{'' if found.group(1) == '1' else 's'}"
 
 
 def _has_offset_input(body: Any) -> bool:
