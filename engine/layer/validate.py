@@ -91,7 +91,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 break
         if metric.type == "derived" and metric.derived_inputs:
             check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None, errors,
-                         {m.name: m.type for m in layer.metrics.values() if m.type in ("cumulative", "conversion")})
+                         {m.name: m.type for m in layer.metrics.values() if m.type == "conversion"})
         if metric.conversion is not None:
             check_conversion(layer, metric.name, metric.conversion, errors)
         if metric.type == "derived" and metric.expr_node is not None:

@@ -22,12 +22,7 @@ if TYPE_CHECKING:
 
 def offset_key(offset: Offset | None, cumulative: Metric | None, field: str) -> str:
     """The part of an aggregate's identity that says which period it reads."""
-    if offset is None:
-        return ""
-    if cumulative is not None:
-        raise QueryError(f"cumulative metric '{cumulative.name}' is read at an offset ({offset}); an offset on a cumulative "
-                         "input is not supported yet", code="unsupported_offset", location=Location(field=field))
-    return f"@{offset}"
+    return f"@{offset}" if offset is not None else ""
 
 
 def derived_input(planner: Planner, metric: Metric, name: str, field: str, stack: tuple[str, ...]) -> exp.Expression:
@@ -50,6 +45,8 @@ def derived_input(planner: Planner, metric: Metric, name: str, field: str, stack
 def check_offset_keys(layer: SemanticLayer, group: FactGroup, offset: Offset, origin: str) -> Offset:
     """An offset input needs its measure's time axis in the query, as MetricFlow requires metric_time."""
     measure = group.aggregates[0].measure
+    if group.cumulative is not None:  # its own time dimension in group_by is checked with the cumulative group
+        return offset
     dim = layer.models[group.model].time_dimension_of(measure)
     if dim is None:
         raise QueryError(f"measure {measure.qualified_name} is read at an offset ({offset}) but has no time dimension; declare "

@@ -7,7 +7,7 @@ from sqlglot import exp
 from ..plan.nodes import QueryPlan
 from .dialects import typed_null
 from .conversion import conversion_ctes
-from .offsets import offset_ctes
+from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, col, ident
 
 
@@ -37,7 +37,8 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         ctes: list[tuple[str, exp.Select]] = []
         for group in groups:
             if group.cumulative is not None:
-                ctes += renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
+                cumulative = renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
+                ctes += cumulative if group.offset is None else offset_cumulative(renderer, group, cumulative, group.keys)
             elif group.offset is not None:
                 ctes += offset_ctes(renderer, group, group.keys, group.where)
             elif group.conversion is not None:

@@ -14,6 +14,7 @@ from typing import cast
 
 from sqlglot import exp
 
+from ..errors import Location, QueryError
 from ..layer.inputs import Offset
 from ..layer.model import GRAINS, Dimension
 from ..plan.nodes import FactGroup
@@ -118,3 +119,37 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
     tests: list[exp.Expression] = [exp.EQ(this=truncate(period.copy(), g, dialect), expression=period.copy()) for g in dict.fromkeys(grains)]
     return [cast(exp.Expression, exp.or_(*tests)) if len(tests) > 1 else tests[0]]
 
+
+
+def offset_cumulative(renderer: Renderer, group: FactGroup, ctes: list[tuple[str, exp.Select]],
+                      keys: tuple[DimRef, ...]) -> list[tuple[str, exp.Select]]:
+    """A cumulative metric read at an offset: its running values (the last CTE) looked up at the shifted period,
+    for each period of the spine (an inner join, as for any offset input). The query groups its time dimension
+    at one grain: by day, or (offset_window) by the window's own unit, where periods map one to one."""
+    offset, metric = group.offset, group.cumulative
+    assert offset is not None and metric is not None and renderer.layer.time_spine is not None
+    dialect = renderer.dialect
+    time_keys = [i for i, ref in enumerate(keys) if ref.dimension.qualified_name == metric.time_dimension and not ref.date_part]
+    grains = {keys[i].grain or "day" for i in time_keys}
+    grain = next(iter(grains)) if len(grains) == 1 else ""
+    if grain not in ("day", offset.grain if offset.window is not None else "day"):
+        raise QueryError(f"cumulative metric '{metric.name}' read at an offset ({offset}) is supported by day"
+                         + (f" or by {offset.grain}" if offset.window is not None and offset.grain != "day" else "")
+                         + f", with its time dimension in group_by at one grain (got {', '.join(sorted(grains)) or 'none'})",
+                         code="unsupported_offset", location=Location(field="group_by"))
+    spine = renderer.layer.time_spine
+    unshifted = f"{group.id}_unshifted"
+    periods_name = f"{group.id}_shifted_periods"
+    periods = (exp.Select(expressions=[exp.alias_(truncate(col(spine.column, "spine"), grain, dialect), "period", quoted=True)])
+               .from_(aliased(spine.table_node, "spine")).distinct(copy=False))
+    period = col("period", "p")
+    looked_up = (shift(period.copy(), -offset.window.count, offset.window.unit, dialect) if offset.window is not None
+                 else truncate(period.copy(), str(offset.to_grain), dialect))
+    key_exprs = [period.copy() if i in time_keys else col(f"g{i}", "c") for i in range(len(keys))]
+    final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
+                                     *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.aggregates]])
+             .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+             .join(exp.Table(this=ident(unshifted), alias=exp.TableAlias(this=ident("c"))),
+                   on=exp.EQ(this=col(f"g{time_keys[0]}", "c"), expression=looked_up), join_type="INNER", copy=False))
+    name, last = ctes[-1]
+    return [*ctes[:-1], (unshifted, last), (periods_name, periods), (name, final)]

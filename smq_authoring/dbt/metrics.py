@@ -168,7 +168,7 @@ class MetricMapping:
             if offset is None:
                 return None
             inner = next((f for f in self.sources.metrics if f.name == str(ref.get("name"))), None)
-            if offset and inner is not None and str(inner.body.get("type") or "").lower() in ("cumulative", "conversion"):
+            if offset and inner is not None and str(inner.body.get("type") or "").lower() == "conversion":
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on the {inner.body.get('type')} "
                             f"metric '{inner.name}' is {NOT_YET}")
                 return None

@@ -39,14 +39,33 @@ def test_offset_inputs_are_checked_where_they_are_written(tmp_path: Path) -> Non
     assert "metrics[2].inputs[3].offset_window: 'a while' is not a window" in text
 
 
-def test_an_offset_on_a_cumulative_metric_is_refused_at_load(tmp_path: Path) -> None:
+def test_an_offset_on_a_conversion_metric_is_refused_at_load(tmp_path: Path) -> None:
+    orders = ORDERS.replace("        dimensions:\n", "        default_time_dimension: orderDate\n        entities:\n"
+                                                     "          - {name: order, type: primary, expr: id}\n        dimensions:\n", 1)
     errs = errors_of(tmp_path, with_metrics("""
+          - {name: conv, type: conversion, base_measure: OrderModel__orderCount, conversion_measure: OrderModel__freight, entity: order}
+          - name: convLastWeek
+            type: derived
+            expr: conv
+            inputs: [{name: conv, offset_window: 7 days}]
+    """, orders))
+    assert any("'conv' is a conversion metric; an offset on it is not supported yet" in e for e in errs)
+
+
+def test_a_cumulative_metric_read_at_an_offset_needs_one_day_grain(tmp_path: Path) -> None:
+    from .conftest import write_layer
+
+    root = write_layer(tmp_path, with_metrics("""
           - name: cumLastWeek
             type: derived
             expr: cumOrders
             inputs: [{name: cumOrders, offset_window: 7 days}]
     """))
-    assert any("'cumOrders' is a cumulative metric; an offset on it is not supported yet" in e for e in errs)
+    layer = load_layer(root / "mini")
+    assert "INNER JOIN" in layer.compile({"metrics": ["cumLastWeek"], "group_by": ["OrderModel__orderDate__day"]})
+    with pytest.raises(QueryError) as info:
+        layer.compile({"metrics": ["cumLastWeek"], "group_by": ["OrderModel__orderDate__month"]})
+    assert info.value.code == "unsupported_offset" and "supported by day" in info.value.message
 
 
 def test_conversion_parameters_are_checked_with_nearest_names(tmp_path: Path) -> None:

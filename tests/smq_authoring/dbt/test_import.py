@@ -124,10 +124,10 @@ def test_every_left_out_construct_is_named_with_its_file_and_line(imported: Path
     assert not (imported.parent / "not_written").exists()
     lines = refused.value.errors
     metrics_file = (SIMPLE / "metrics.yaml").read_text(encoding="utf-8").splitlines()
-    offset = next(line for line in lines if "'bookings_all_time_at_start_of_month'" in line)
+    offset = next(line for line in lines if "'bookings_offset_twice'" in line)
     path, number, message = offset.split(":", 2)
-    assert path.endswith("metrics.yaml") and "an offset on the cumulative metric 'bookings_all_time' is not supported yet" in message
-    assert metrics_file[int(number) - 1].strip() == "- name: bookings_all_time"
+    assert path.endswith("metrics.yaml") and "an offset on 'bookings_offset_once', which reads an input at an offset itself" in message
+    assert metrics_file[int(number) - 1].strip() == "- name: bookings_offset_once"
     assert not any("'visit_buy_conversion_rate_7days'" in line for line in lines)  # conversion metrics are mapped
     assert any("trailing_2_months_revenue_sub_10" in line and "input metric 'trailing_2_months_revenue' was left out" in line
                for line in lines)
