@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .planner import Planner
 
 
-def offset_key(offset: Offset | None, cumulative: Metric | None, field: str) -> str:
+def offset_key(offset: Offset | None) -> str:
     """The part of an aggregate's identity that says which period it reads."""
     return f"@{offset}" if offset is not None else ""
 

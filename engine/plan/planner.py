@@ -96,7 +96,7 @@ class Planner:
             cumulative = metric if metric.type == "cumulative" else None
             filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
         texts = tuple(f.text for f in filters)
-        key = (measure.qualified_name, texts, (cumulative.name if cumulative else "") + offset_key(self.offset, cumulative, field))
+        key = (measure.qualified_name, texts, (cumulative.name if cumulative else "") + offset_key(self.offset))
         agg = self.aggregates.get(key)
         if agg is None:
             inline = bool(filters) and self._inline(measure.model, filters)
