@@ -101,6 +101,23 @@ CASES = [
     ({"metrics": ["active_listings"]},
      "SELECT COUNT(*) FROM dim_listings_latest l JOIN (SELECT listing_id, COUNT(*) AS n FROM fct_bookings GROUP BY 1) b"
      " USING (listing_id) WHERE b.n > 2"),
+    # an offset input (offset_window: 14 days, aliased): the spine's day reads the bookings of 14 days before
+    ({"metrics": ["bookings_growth_2_weeks"], "group_by": ["metric_time__day"]},
+     "WITH cur AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS n FROM fct_bookings GROUP BY 1), "
+     "prev AS (SELECT CAST(s.ds AS DATE) AS d, COUNT(*) AS n FROM mf_time_spine s "
+     "JOIN fct_bookings b ON CAST(b.ds AS DATE) = CAST(s.ds - INTERVAL 14 DAY AS DATE) GROUP BY 1) "
+     "SELECT COALESCE(cur.d, prev.d), cur.n - prev.n FROM cur FULL JOIN prev ON cur.d = prev.d"),
+    # offset_to_grain: month, by day: each day minus the first day of its month
+    ({"metrics": ["bookings_growth_since_start_of_month"], "group_by": ["metric_time__day"]},
+     "WITH cur AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS n FROM fct_bookings GROUP BY 1), "
+     "first_day AS (SELECT CAST(s.ds AS DATE) AS d, COUNT(*) AS n FROM mf_time_spine s "
+     "JOIN fct_bookings b ON CAST(b.ds AS DATE) = CAST(DATE_TRUNC('month', s.ds) AS DATE) GROUP BY 1) "
+     "SELECT COALESCE(cur.d, first_day.d), cur.n - first_day.n FROM cur FULL JOIN first_day ON cur.d = first_day.d"),
+    # a conversion metric: buys with a visit of the same user in the 7 days up to it, per visit
+    ({"metrics": ["visit_buy_conversion_rate_7days"]},
+     "SELECT (SELECT COUNT(*) FROM fct_buys b WHERE EXISTS (SELECT 1 FROM fct_visits v WHERE v.user_id = b.user_id "
+     "AND CAST(v.ds AS DATE) <= CAST(b.ds AS DATE) AND CAST(v.ds AS DATE) > CAST(b.ds AS DATE) - INTERVAL 7 DAY)) * 1.0 "
+     "/ (SELECT COUNT(*) FROM fct_visits)"),
 ]
 
 
@@ -118,15 +135,15 @@ def test_every_left_out_construct_is_named_with_its_file_and_line(imported: Path
     assert not (imported.parent / "not_written").exists()
     lines = refused.value.errors
     metrics_file = (SIMPLE / "metrics.yaml").read_text(encoding="utf-8").splitlines()
-    conversion = next(line for line in lines if "'visit_buy_conversion_rate_7days'" in line)
-    path, number, message = conversion.split(":", 2)
-    assert path.endswith("metrics.yaml") and "conversion metrics are not supported yet" in message
-    assert metrics_file[int(number) - 1].strip() == "type: conversion"
+    offset = next(line for line in lines if "'bookings_offset_twice'" in line)
+    path, number, message = offset.split(":", 2)
+    assert path.endswith("metrics.yaml") and "an offset on 'bookings_offset_once', which reads an input at an offset itself" in message
+    assert metrics_file[int(number) - 1].strip() == "- name: bookings_offset_once"
+    assert not any("'visit_buy_conversion_rate_7days'" in line for line in lines)  # conversion metrics are mapped
     assert any("trailing_2_months_revenue_sub_10" in line and "input metric 'trailing_2_months_revenue' was left out" in line
                for line in lines)
     assert not any("median_booking_value" in line for line in lines)  # mapped since the metric vocabulary (a)
-    assert any("every_two_days_bookers_fill_nulls_with_0" in line and "join_to_timespine on a measure input of a cumulative"
-               in line for line in lines)
+    assert any("every_two_days_bookers_fill_nulls_with_0" in line and "on a measure input of a cumulative" in line for line in lines)
 
 
 @needs_mf
