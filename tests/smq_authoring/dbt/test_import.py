@@ -339,3 +339,30 @@ def test_a_one_line_manifest_says_line_and_column(dbt_project: Path, tmp_path: P
     refused = text.index('"name": "running_revenue"')
     assert text[refusal.location.column - 1:].startswith('"cumulative"') and refusal.location.column > refused
     assert refusal.formatted().startswith(f"{manifest}:1:{refusal.location.column}: metric 'running_revenue'")
+
+
+def test_a_derived_input_with_filter_alias_and_offset_maps_to_one_inputs_entry(dbt_project: Path, shop_db: Path,
+                                                                               tmp_path: Path) -> None:
+    schema = yaml.safe_load(DBT_SCHEMA)
+    schema["metrics"].append({"name": "food_revenue_vs_day_before", "type": "derived", "type_params": {
+        "expr": "food - food_day_before",
+        "metrics": [{"name": "revenue", "alias": "food", "filter": "{{ Dimension('order__is_food_order') }}"},
+                    {"name": "revenue", "alias": "food_day_before", "filter": "{{ Dimension('order__is_food_order') }}",
+                     "offset_window": "1 day"}]}})
+    (dbt_project / "models" / "marts" / "schema.yml").write_text(yaml.safe_dump(schema, sort_keys=False), encoding="utf-8")
+    models = tmp_path / "models"
+    import_dbt(dbt_project, "shop_dbt", models / "shop_dbt")
+    body = yaml.safe_load((models / "shop_dbt" / "models" / "orders.yml").read_text(encoding="utf-8"))
+    metric = next(m for m in body["metrics"] if m["name"] == "food_revenue_vs_day_before")
+    assert metric["expr"] == "food - food_day_before"
+    assert [sorted(i) for i in metric["inputs"]] == [["alias", "filters", "name"], ["alias", "filters", "name", "offset_window"]]
+    assert metric["inputs"][1]["offset_window"] == "1 day" and metric["inputs"][1]["alias"] == "food_day_before"
+    config = yaml.safe_load((models / "shop_dbt" / "database.yml").read_text(encoding="utf-8"))
+    config["connection"] = {"backend": "duckdb", "path": str(shop_db)}
+    (models / "shop_dbt" / "database.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    layer = load_layers(models)["shop_dbt"]
+    with duckdb.connect(str(shop_db), read_only=True) as conn:
+        rows = conn.execute(layer.compile({"metrics": ["food_revenue_vs_day_before"], "group_by": ["metric_time__day"],
+                                           "order_by": ["metric_time__day"]})).fetchall()
+    # food orders: 5.0 on Jan 1, 11.0 on Jan 2, 13.0 on Jan 4; each day minus the food revenue of the day before
+    assert [(d, v) for d, v in rows if v is not None] == [(dt.date(2024, 1, 2), 6.0)]
