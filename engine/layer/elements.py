@@ -14,13 +14,15 @@ from typing import Any, Callable
 from sqlglot import exp
 
 from ..errors import nearest
+from .conversion import CONVERSION_KEYS, read_conversion
 from .exprs import ExprError, parse_expression
+from .inputs import read_input
 from ..errors import Location
 from .model import (
     AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, MetricInput,
     Window,
 )
-from .reader import NAME_RULE, BaseReader
+from .reader import BaseReader
 from .vocab import MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
 from .yamlpos import YMap, YSeq, where
 
@@ -30,10 +32,10 @@ DIMENSION_KEYS = ("name", "type", "description", "expr")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS,
+    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS, *CONVERSION_KEYS, "period_agg",
 )
-INPUT_KEYS = ("name", "alias", "filters")
 ENTITY_KEYS = ("name", "type", "expr", "description")
+PERIOD_AGGS = ("first", "last")  # a cumulative metric above day grain: the period's first or last day (the default)
 
 
 class ElementReader(BaseReader):
@@ -159,23 +161,6 @@ class ElementReader(BaseReader):
                 self.errors.add(f"{floc.field}: '{text}' {err}", floc, code="invalid_filter")
         return tuple(t for t, _ in filters), tuple(nodes)
 
-    def _input(self, role: str, item: Any, file: str, field: str, parent: Any, key: Any) -> MetricInput | None:
-        """A ratio side or derived input written as a mapping: `{name: bookings, alias: b, filters: [...]}`."""
-        node = self.mapping(item, file, field, parent, key)
-        if node is None:
-            return None
-        self.known_keys(node, INPUT_KEYS if role == "input" else ("name", "filters"), file, field)
-        name = self.text(node, "name", file, field, required=True)
-        alias = self.text(node, "alias", file, field) or None
-        if alias and (not NAME_RULE.match(alias) or "__" in alias):
-            self.errors.add(f"{field}.alias: invalid alias '{alias}' (letters, digits, single underscores)",
-                            where(file, node, "alias", field=f"{field}.alias"), code="invalid_name")
-            alias = None
-        texts, nodes = self._filters(node, file, field)
-        if not name:
-            return None
-        return MetricInput(role, name, alias, texts, nodes, where(file, node, "name", field=field))
-
     def _metric(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Metric | None:
         field = f"metrics[{i}]"
         node = self.mapping(item, file, field, seq, i)
@@ -195,8 +180,10 @@ class ElementReader(BaseReader):
         fields: dict[str, Any] = {}
         allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator", "filters"},
                    "derived": {"expr", "inputs", "filters"},
-                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "filters"}}[kind]
-        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs"):
+                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "period_agg", "filters"},
+                   "conversion": {*CONVERSION_KEYS, "window"}}[kind]
+        for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
+                    *CONVERSION_KEYS, "period_agg"):
             if key in node and key not in allowed:
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
@@ -207,7 +194,7 @@ class ElementReader(BaseReader):
         elif kind == "ratio":
             for side in ("numerator", "denominator"):
                 if isinstance(node.get(side), YMap):  # {name, filters}: this side's own filters
-                    spec = self._input(side, node[side], file, f"{field}.{side}", node, side)
+                    spec = read_input(self, side, node[side], file, f"{field}.{side}", node, side)
                     fields[side] = spec.name if spec else ""
                     if spec:
                         specs.append(spec)
@@ -217,10 +204,13 @@ class ElementReader(BaseReader):
             text = need("expr")
             fields["expr"] = text
             fields["expr_node"] = self.expression(text, file, node, "expr", f"{field}.expr") if text else None
-            for j, item, seq in self.items(node, "inputs", file, field):  # [{name, alias, filters}]: the expr names alias or name
-                spec = self._input("input", item, file, f"{field}.inputs[{j}]", seq, j)
+            # [{name, alias, filters, offset_window | offset_to_grain}]: the expr names the alias, else the name
+            for j, item, seq in self.items(node, "inputs", file, field):
+                spec = read_input(self, "input", item, file, f"{field}.inputs[{j}]", seq, j)
                 if spec:
                     specs.append(spec)
+        elif kind == "conversion":
+            fields["conversion"] = read_conversion(self, node, file, field, WINDOW_RULE)
         fields["input_specs"] = tuple(specs)
         if kind == "cumulative":
             fields["measure"] = need("measure")
@@ -236,6 +226,13 @@ class ElementReader(BaseReader):
                                     where(file, node, "window", field=f"{field}.window"), code="invalid_metric")
                 else:
                     fields["window"] = Window(int(m.group(1)), m.group(2).lower())
+            period_agg = self.text(node, "period_agg", file, field).lower()
+            if period_agg in PERIOD_AGGS:
+                fields["period_agg"] = period_agg
+            elif period_agg:
+                self.errors.add(f"{field}.period_agg: '{period_agg}' is not " + ("supported yet (use first or last)" if period_agg == "average"
+                                else "a period aggregation (use first or last)"), where(file, node, "period_agg", field=f"{field}.period_agg"),
+                                code="invalid_metric", suggestions=nearest(period_agg, PERIOD_AGGS, 1))
             if grain:
                 if grain not in GRAINS:
                     self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(GRAINS)})",

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from sqlglot import exp
 
 from ..errors import Location
 
+if TYPE_CHECKING:
+    from .conversion import Conversion
+
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max", "percentile", "median")
-METRIC_TYPES = ("simple", "ratio", "derived", "cumulative")
+METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
 GRAINS = ("day", "week", "month", "quarter", "year")
@@ -122,8 +125,25 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
+class Offset:
+    """Where a derived input reads its value on the time axis: `window` earlier, or the start of `to_grain`."""
+
+    window: Window | None = None
+    to_grain: str | None = None
+
+    @property
+    def grain(self) -> str:
+        """The grain the offset is counted in (MetricFlow joins after aggregating when the query uses it)."""
+        return self.window.unit if self.window is not None else str(self.to_grain)
+
+    def __str__(self) -> str:
+        return f"-{self.window}" if self.window is not None else f"to start of {self.to_grain}"
+
+
+@dataclass(frozen=True, slots=True)
 class MetricInput:
-    """A ratio side or a derived input written as a mapping: its own filters, and (derived) an alias the expr uses."""
+    """A ratio side or a derived input written as a mapping (engine/layer/inputs.py reads it): its own filters,
+    and (derived) an alias the expr uses and a time offset (`offset_window` / `offset_to_grain`)."""
 
     role: str  # numerator | denominator | input
     name: str  # the measure or metric
@@ -131,6 +151,12 @@ class MetricInput:
     filters: tuple[str, ...] = ()
     filter_nodes: tuple[exp.Expression, ...] = ()
     location: Location | None = None
+    offset: Offset | None = None  # derived inputs only
+
+    @property
+    def reference(self) -> str:
+        """The name the derived expression uses for it."""
+        return self.alias or self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,10 +176,12 @@ class Metric:
     time_dimension: str | None = None  # cumulative
     window: Window | None = None
     grain_to_date: str | None = None
+    period_agg: str | None = None  # cumulative above day grain: "first" day's value (MetricFlow's default) or "last" (ours)
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
     fill_nulls_with: int | float | None = None  # simple: the value of a period/group without rows (engine/sql/timespine_fill.py)
     join_to_timespine: bool = False  # simple: one row per time-spine period when grouped by time
-    input_specs: tuple[MetricInput, ...] = ()  # ratio sides / derived inputs with filters or aliases
+    input_specs: tuple[MetricInput, ...] = ()  # ratio sides / derived `inputs:` (filters, aliases, offsets)
+    conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""
@@ -161,10 +189,17 @@ class Metric:
             return (self.measure,) if self.measure else ()
         if self.type == "ratio":
             return tuple(x for x in (self.numerator, self.denominator) if x)
+        if self.type == "conversion" and self.conversion is not None:
+            return (self.conversion.base_measure, self.conversion.conversion_measure)
         if self.type == "derived" and self.expr_node is not None:
             aliases = self.aliases()
             return tuple(dict.fromkeys(aliases.get(n, n) for n in self.expr_names()))
         return ()
+
+    @property
+    def derived_inputs(self) -> tuple[MetricInput, ...]:
+        """A derived metric's `inputs:` entries (not its ratio sides)."""
+        return tuple(i for i in self.input_specs if i.role == "input")
 
     def expr_names(self) -> tuple[str, ...]:
         """The names a derived expression uses (input names or aliases)."""
@@ -177,10 +212,14 @@ class Metric:
         return {i.alias: i.name for i in self.input_specs if i.alias}
 
     def input_spec(self, role: str, name: str) -> MetricInput | None:
-        """The spec of a ratio side (role numerator/denominator) or of a derived input (by alias, else name)."""
+        """The spec of a ratio side (role numerator/denominator) or of a derived input (by alias, else unaliased name)."""
         for spec in self.input_specs:
-            if spec.role == role and (role != "input" or (spec.alias or spec.name) == name):
+            if spec.role == role and (role != "input" or spec.alias == name):
                 return spec
+        if role == "input":
+            for spec in self.input_specs:
+                if spec.role == role and spec.alias is None and spec.name == name:
+                    return spec
         return None
 
 

@@ -8,6 +8,8 @@ from graphlib import CycleError, TopologicalSorter
 from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, nearest
+from .conversion import check_conversion
+from .inputs import check_inputs
 from .joins import FLIP
 from ..smq.metric_filters import is_placeholder
 from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
@@ -89,6 +91,11 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
+        if metric.type == "derived" and metric.derived_inputs:
+            check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None, errors,
+                         {m.name: m.type for m in layer.metrics.values() if m.type == "conversion"})
+        if metric.conversion is not None:
+            check_conversion(layer, metric.name, metric.conversion, errors)
         if metric.type == "derived" and metric.expr_node is not None:
             _allowed(metric.expr_node, metric.expr or "", f"{field}.expr", "derived expression", loc, errors)
         if metric.type == "derived":

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from ..layer.inputs import Offset
 from ..layer.joins import Path
 from ..layer.model import Measure, Metric
 from ..smq.filters import Filter
@@ -41,6 +42,8 @@ class FactGroup:
     keys: tuple[DimRef, ...] = ()
     where: tuple[Filter, ...] = ()
     time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only
+    offset: Offset | None = None  # a derived metric's offset input: values read from another period (sql/offsets.py)
+    conversion: Metric | None = None  # the conversions of a conversion metric (sql/conversion.py)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,15 @@ from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import GRAINS, Dimension, Measure, Metric, MetricInput, SemanticLayer
+from ..layer.model import GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
 from ..smq.filters import Filter, parse_filter, substitute, wrap
 from ..smq.metric_filters import MetricFilterRef
 from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
+from .conversion import conversion_template
+from .offsets import check_offset_keys, offset_input, offset_key
 
 Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
 
@@ -46,6 +48,9 @@ class Planner:
         self.first_use: dict[GroupKey, str] = {}
         self.has_entities = self.layer_resolver.has_entities()  # entity keys bind to each measure's own model
         self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
+        self.offset: Offset | None = None  # while expanding a derived metric's offset input (plan/offsets.py)
+        self.group_offset: dict[GroupKey, Offset | None] = {}
+        self.group_conversion: dict[GroupKey, Metric] = {}  # the conversions of a conversion metric (plan/conversion.py)
 
     # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
     def time_dimension(self, measure: Measure, cumulative: Metric | None) -> Dimension | None:
@@ -125,7 +130,8 @@ class Planner:
                         for text in dict.fromkeys(t for t, _ in inherited))
         filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
         texts = tuple(sorted(f.text for f in filters))  # the same filters in any order: one aggregate
-        key = (measure.qualified_name, texts, cumulative.name if cumulative else "")
+        # an offset input's aggregate reads other periods: its own aggregation (plan/offsets.py)
+        key = (measure.qualified_name, texts, (cumulative.name if cumulative else "") + offset_key(self.offset))
         agg = self.aggregates.get(key)
         if agg is None:
             # a metric's filters select rows before aggregating (as MetricFlow and plain SQL do): an aggregation
@@ -139,6 +145,7 @@ class Planner:
             self.groups.setdefault(group_key, []).append(agg)
             self.group_filters[group_key] = filters
             self.group_metric[group_key] = cumulative
+            self.group_offset[group_key] = self.offset
             self.first_use.setdefault(group_key, field)
         return exp.column(agg.id)
 
@@ -162,12 +169,17 @@ class Planner:
                 return value
             # fill_nulls_with: the metric's value where its group has no rows, also as an input (spine rows: timespine_fill.py)
             return exp.Coalesce(this=value, expressions=[exp.Literal.number(ref.fill_nulls_with)])
+        if ref.type == "conversion":
+            return conversion_template(self, ref, field, inherited)
         inherited = inherited + own_filters(ref)  # a ratio's or derived metric's filters apply to each of its inputs
 
         def side(role: str, name: str) -> exp.Expression:
             spec = ref.input_spec(role, name)
-            return self.expand(self._input(spec.name if spec else name, field), field, stack,
-                               inherited + (own_filters(spec, f"metric {ref.name}.{role}") if spec else ()))
+            target = self._input(spec.name if spec else name, field)
+            filters = inherited + (own_filters(spec, f"metric {ref.name}.{role}") if spec else ())
+            if spec is None or spec.offset is None:
+                return self.expand(target, field, stack, filters)
+            return offset_input(self, ref, spec, target, field, stack, filters)  # its rows filtered, read at the shifted period
 
         if ref.type == "ratio":
             return float_division(side("numerator", ref.numerator or ""), side("denominator", ref.denominator or ""))
@@ -247,8 +259,12 @@ class Planner:
             return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
         out = []
         for i, (key, aggs) in enumerate(self.groups.items()):
-            out.append(self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
-                                   group_keys, where, self.first_use[key]))
+            group = self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
+                                group_keys, where, self.first_use[key])
+            offset = self.group_offset.get(key)
+            if offset is not None:
+                group = replace(group, offset=check_offset_keys(self.layer, group, offset, self.first_use[key]))
+            out.append(replace(group, conversion=self.group_conversion[key]) if key in self.group_conversion else group)
         return tuple(out)
 
     def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],

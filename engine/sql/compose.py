@@ -6,6 +6,8 @@ from sqlglot import exp
 
 from ..plan.nodes import QueryPlan
 from .dialects import typed_null
+from .conversion import conversion_ctes
+from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, col, ident
 from .timespine_fill import fill_from_timespine
 from .spine_query import spine_query
@@ -26,7 +28,7 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
     groups = plan.groups
     if plan.spine_only:
         query: exp.Query = spine_query(plan, renderer)
-    elif len(groups) == 1 and groups[0].cumulative is None:
+    elif len(groups) == 1 and groups[0].cumulative is None and groups[0].offset is None and groups[0].conversion is None:
         query, key_exprs, aggs = renderer.group_parts(groups[0], groups[0].keys, groups[0].where)
         mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
         mapping.update(aggs)
@@ -39,7 +41,12 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         ctes: list[tuple[str, exp.Select]] = []
         for group in groups:
             if group.cumulative is not None:
-                ctes += renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
+                cumulative = renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
+                ctes += cumulative if group.offset is None else offset_cumulative(renderer, group, cumulative, group.keys)
+            elif group.offset is not None:
+                ctes += offset_ctes(renderer, group, group.keys, group.where)
+            elif group.conversion is not None:
+                ctes += conversion_ctes(renderer, group, group.keys, group.where)
             else:
                 ctes.append((group.id, renderer.group_cte(group, group.keys, group.where)))
         keys = [f"g{i}" for i in range(len(plan.group_keys))]

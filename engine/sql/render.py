@@ -290,7 +290,8 @@ class Renderer:
         )
 
         period = col("period", "p")
-        next_start = add_interval(period.copy(), 1, period_grain, self.dialect)
+        # the window ends with the period's last day, or its first with `period_agg: first` (MetricFlow's default)
+        next_start = add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else period_grain, self.dialect)
         on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
         if metric.window is not None:
             on.append(exp.GTE(this=col("t", "r"), expression=add_interval(next_start.copy(), -metric.window.count, metric.window.unit, self.dialect)))

@@ -67,12 +67,14 @@ class MetricMapping:
         elif kind == "cumulative":
             mapped = self.cumulative(found, params)
         elif kind == "conversion":
-            self.refuse(found.at(body, "type"), f"metric '{name}': conversion metrics are {NOT_YET}")
-            return None
+            mapped = self.conversion(found, params)
         else:
             self.refuse(found.at(body, "type"), f"metric '{name}': unknown type '{kind}' (simple, ratio, derived, cumulative, conversion)")
             return None
         if mapped is None:
+            return None
+        if body.get("filter") and kind == "conversion":
+            self.refuse(found.at(body, "filter"), f"metric '{name}': a filter on a {kind} metric is {NOT_YET}")
             return None
         if body.get("filter") and kind != "simple":  # applies to every measure below it, in MetricFlow's names
             filters = self.filters(found, body, "filter", None)
@@ -108,25 +110,28 @@ class MetricMapping:
         if metric["type"] == "ratio":
             return [m["name"] if isinstance(m, dict) else m for m in (metric["numerator"], metric["denominator"])]
         if metric["type"] == "derived":
-            aliases = {i.get("alias", i["name"]): i["name"] for i in metric.get("inputs", [])}
-            return sorted({aliases.get(c.name, c.name) for c in sqlglot.parse_one(metric["expr"], read=self.dialect).find_all(exp.Column)})
+            aliases = {i["alias"]: i["name"] for i in metric.get("inputs") or [] if i.get("alias")}
+            names = {c.name for c in sqlglot.parse_one(metric["expr"], read=self.dialect).find_all(exp.Column)}
+            return sorted({aliases.get(n, n) for n in names} | {i["name"] for i in metric.get("inputs") or []})
         return []
 
-    def measure_input(self, found: Found, params: Any) -> tuple[str, str, Any] | None:
-        """(model, measure, its dbt reference) of `type_params.measure`, refusing what is not yet mapped."""
-        raw = params.get("measure")
+    def measure_input(self, found: Found, params: Any, key_name: str = "measure") -> tuple[str, str, Any] | None:
+        """(model, measure, its dbt reference) of `type_params.measure` (or `key_name`), refusing what is not yet mapped."""
+        raw = params.get(key_name)
         ref = raw if isinstance(raw, dict) else {"name": raw}
         measure = str(ref.get("name"))
         if measure in self.refused_measures:
-            self.refuse(found.at(params, "measure"), f"metric '{found.name}': its measure '{measure}' was left out (see its own message)")
+            self.refuse(found.at(params, key_name), f"metric '{found.name}': its measure '{measure}' was left out (see its own message)")
             return None
         if measure not in self.measures:
-            self.refuse(found.at(params, "measure"), f"metric '{found.name}': unknown measure '{measure}'"
+            self.refuse(found.at(params, key_name), f"metric '{found.name}': unknown measure '{measure}'"
                         + (f"; did you mean '{nearest(measure, list(self.measures))[0]}'?" if nearest(measure, list(self.measures)) else ""))
             return None
-        for key in ("fill_nulls_with", "join_to_timespine"):  # a simple metric's own keys (simple() maps them)
-            if ref.get(key) not in (None, False) and str(found.body.get("type") or "").lower() != "simple":
-                self.refuse(found.at(params, "measure"), f"metric '{found.name}': {key} on a measure input of a "
+        # a simple metric's own keys (simple() maps them); `is not None`: fill_nulls_with: 0 is given (0 == False)
+        given = {"fill_nulls_with": ref.get("fill_nulls_with") is not None, "join_to_timespine": bool(ref.get("join_to_timespine"))}
+        for key, present in given.items():
+            if present and str(found.body.get("type") or "").lower() != "simple":
+                self.refuse(found.at(params, key_name), f"metric '{found.name}': {key} on a measure input of a "
                             f"{found.body.get('type')} metric is {NOT_YET}")
                 return None
         return self.measures[measure][0], measure, ref
@@ -175,19 +180,30 @@ class MetricMapping:
     def derived(self, found: Found, params: Any) -> dict[str, Any] | None:
         expr_text = str(params.get("expr") or "")
         renames = {}
-        inputs = []
+        inputs: list[dict[str, Any]] = []
         for item in params.get("metrics") or []:
             ref = item if isinstance(item, dict) else {"name": item}
-            for key in ("offset_window", "offset_to_grain"):
-                if ref.get(key):
-                    self.refuse(found.at(params, "metrics"), f"metric '{found.name}': {key} on input '{ref.get('name')}' is {NOT_YET}")
+            offset = self.offset_input(found, params, ref)
+            if offset is None:
+                return None
+            inner = next((f for f in self.sources.metrics if f.name == str(ref.get("name"))), None)
+            if offset and inner is not None and str(inner.body.get("type") or "").lower() == "conversion":
+                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on the {inner.body.get('type')} "
+                            f"metric '{inner.name}' is {NOT_YET}")
+                return None
+            if offset and inner is not None and _has_offset_input(inner.body):
+                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on '{inner.name}', which reads an "
+                            f"input at an offset itself, is {NOT_YET}")
+                return None
+            filters: list[str] = []
+            if ref.get("filter"):  # the input's own filter: its rows before aggregating (and before an offset shifts them)
+                got = self.filters(found, ref, "filter", None)
+                if got is None:
                     return None
-            if ref.get("filter"):  # an input with its own filter stays an input (with its alias) of the layer's metric
-                filters = self.filters(found, ref, "filter", None)
-                if filters is None:
-                    return None
+                filters = got
+            if offset or filters:  # such an input keeps its alias (or its name) in the expression: `inputs:` says how it reads
                 inputs.append({"name": str(ref["name"]), **({"alias": str(ref["alias"])} if ref.get("alias") else {}),
-                               "filters": filters})
+                               **({"filters": filters} if filters else {}), **offset})
             elif ref.get("alias"):
                 renames[str(ref["alias"]).lower()] = str(ref["name"])
         try:
@@ -199,6 +215,71 @@ class MetricMapping:
             if not column.table and column.name.lower() in renames:
                 column.replace(exp.column(renames[column.name.lower()]))
         return {"expr": tree.sql(dialect=self.dialect), **({"inputs": inputs} if inputs else {})}
+
+    def offset_input(self, found: Found, params: Any, ref: dict[str, Any]) -> dict[str, str] | None:
+        """`offset_window` / `offset_to_grain` of a derived metric's input ({} without; None when refused)."""
+        window, grain = _window_text(ref.get("offset_window")) if isinstance(ref.get("offset_window"), dict) else ref.get("offset_window"), \
+            ref.get("offset_to_grain")
+        if window:
+            unit = re.fullmatch(r"\s*\d+\s+([a-z_]+?)s?\s*", str(window).lower())
+            if unit is None or unit.group(1) not in GRAINS:
+                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': offset_window '{window}' on input '{ref.get('name')}': "
+                            f"only whole days, weeks, months, quarters and years are supported")
+                return None
+            return {"offset_window": _spelled(str(window))}
+        if grain:
+            if str(grain).lower() not in GRAINS:
+                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': offset_to_grain '{grain}' on input "
+                            f"'{ref.get('name')}': grains below a day and custom grains are {NOT_YET}")
+                return None
+            return {"offset_to_grain": str(grain).lower()}
+        return {}
+
+    def conversion(self, found: Found, params: Any) -> dict[str, Any] | None:
+        """`conversion_type_params` -> a conversion metric: both measures qualified, properties as dimensions."""
+        nested = params.get("conversion_type_params") or {}
+        out: dict[str, Any] = {}
+        models = {}
+        for side in ("base_measure", "conversion_measure"):
+            got = self.measure_input(found, nested, side)
+            if got is None:
+                return None
+            model, measure, ref = got
+            if ref.get("filter"):
+                self.refuse(found.at(nested, side), f"metric '{found.name}': a filter on the {side} is {NOT_YET}")
+                return None
+            out[side] = f"{model}__{measure}"
+            models[side] = model
+        entity = str(nested.get("entity") or "")
+        for side, model in models.items():
+            if entity not in self.models[model].entities:
+                self.refuse(found.at(nested, "entity"), f"metric '{found.name}': entity '{entity}' is not an entity of {model} "
+                            f"(the model of its {side})")
+                return None
+        out["entity"] = entity
+        out["calculation"] = str(nested.get("calculation") or "conversion_rate").lower()
+        window = _window_text(nested.get("window")) if isinstance(nested.get("window"), dict) else nested.get("window")
+        if window:
+            unit = re.fullmatch(r"\s*\d+\s+([a-z_]+?)s?\s*", str(window).lower())
+            if unit is None or unit.group(1) not in GRAINS:
+                self.refuse(found.at(nested, "window"), f"metric '{found.name}': window '{window}': only whole days, weeks, "
+                            "months, quarters and years are supported")
+                return None
+            out["window"] = _spelled(str(window))
+        properties = []
+        for item in nested.get("constant_properties") or []:
+            pair = {}
+            for key, side in (("base_property", "base_measure"), ("conversion_property", "conversion_measure")):
+                name = str(item.get(key) or "")
+                if name not in self.models[models[side]].dimensions:
+                    self.refuse(found.at(nested, "constant_properties"), f"metric '{found.name}': {key} '{name}' is not a "
+                                f"dimension or entity of {models[side]}")
+                    return None
+                pair[key] = f"{models[side]}__{name}"
+            properties.append(pair)
+        if properties:
+            out["constant_properties"] = properties
+        return out
 
     def cumulative(self, found: Found, params: Any) -> dict[str, Any] | None:
         got = self.measure_input(found, params)
@@ -223,9 +304,10 @@ class MetricMapping:
                 self.refuse(found.at(nested if what in nested else params, what),
                             f"metric '{found.name}': a {what} in {unit}s: grains below a day are {NOT_YET}")
                 return None
-        if nested.get("period_agg") not in (None, "first"):
-            self.refuse(found.at(nested, "period_agg"), f"metric '{found.name}': period_agg '{nested.get('period_agg')}' "
-                        f"(a period's last or average daily value) is {NOT_YET}")
+        period_agg = str(nested.get("period_agg") or "first").lower()  # MetricFlow's default: the period's first day
+        if period_agg not in ("first", "last"):
+            self.refuse(found.at(nested, "period_agg"), f"metric '{found.name}': period_agg '{period_agg}' "
+                        f"(a period's average daily value) is {NOT_YET}")
             return None
         if self.time_spine() is None:
             self.refuse(found.at(found.body, "type"), f"metric '{found.name}': a cumulative metric needs a time spine, and "
@@ -241,11 +323,12 @@ class MetricMapping:
             out["window"] = str(window)
         if grain:
             out["grain_to_date"] = str(grain)
+        out["period_agg"] = period_agg
         return out
 
     def metric_home(self, found: Found, metric: dict[str, Any]) -> str:
         """Metrics are global; each is written in the file of the model its (first) measure belongs to."""
-        measure = metric.get("measure")
+        measure = metric.get("measure") or metric.get("base_measure")
         if measure:
             return measure.split("__")[0]
         for name in self.sources_measure_models(found):
@@ -265,6 +348,20 @@ class MetricMapping:
             if measure in self.measures:
                 out.append(self.measures[measure][0])
         return out
+
+
+def _spelled(window: str) -> str:
+    """'14 day' (a manifest's {count, granularity}) and '14 days' (YAML) written alike: '14 days'."""
+    found = re.fullmatch(r"\s*(\d+)\s+([a-z_]+?)s?\s*", window.lower())
+    if found is None:
+        return window
+    return f"{found.group(1)} {found.group(2)}{'' if found.group(1) == '1' else 's'}"
+
+
+def _has_offset_input(body: Any) -> bool:
+    """Does a derived metric read one of its inputs at an offset?"""
+    params = body.get("type_params") or {}
+    return any(isinstance(i, dict) and (i.get("offset_window") or i.get("offset_to_grain")) for i in params.get("metrics") or [])
 
 
 def _window_text(window: Any) -> str | None:

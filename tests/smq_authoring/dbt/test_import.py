@@ -101,6 +101,23 @@ CASES = [
     ({"metrics": ["active_listings"]},
      "SELECT COUNT(*) FROM dim_listings_latest l JOIN (SELECT listing_id, COUNT(*) AS n FROM fct_bookings GROUP BY 1) b"
      " USING (listing_id) WHERE b.n > 2"),
+    # an offset input (offset_window: 14 days, aliased): the spine's day reads the bookings of 14 days before
+    ({"metrics": ["bookings_growth_2_weeks"], "group_by": ["metric_time__day"]},
+     "WITH cur AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS n FROM fct_bookings GROUP BY 1), "
+     "prev AS (SELECT CAST(s.ds AS DATE) AS d, COUNT(*) AS n FROM mf_time_spine s "
+     "JOIN fct_bookings b ON CAST(b.ds AS DATE) = CAST(s.ds - INTERVAL 14 DAY AS DATE) GROUP BY 1) "
+     "SELECT COALESCE(cur.d, prev.d), cur.n - prev.n FROM cur FULL JOIN prev ON cur.d = prev.d"),
+    # offset_to_grain: month, by day: each day minus the first day of its month
+    ({"metrics": ["bookings_growth_since_start_of_month"], "group_by": ["metric_time__day"]},
+     "WITH cur AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS n FROM fct_bookings GROUP BY 1), "
+     "first_day AS (SELECT CAST(s.ds AS DATE) AS d, COUNT(*) AS n FROM mf_time_spine s "
+     "JOIN fct_bookings b ON CAST(b.ds AS DATE) = CAST(DATE_TRUNC('month', s.ds) AS DATE) GROUP BY 1) "
+     "SELECT COALESCE(cur.d, first_day.d), cur.n - first_day.n FROM cur FULL JOIN first_day ON cur.d = first_day.d"),
+    # a conversion metric: buys with a visit of the same user in the 7 days up to it, per visit
+    ({"metrics": ["visit_buy_conversion_rate_7days"]},
+     "SELECT (SELECT COUNT(*) FROM fct_buys b WHERE EXISTS (SELECT 1 FROM fct_visits v WHERE v.user_id = b.user_id "
+     "AND CAST(v.ds AS DATE) <= CAST(b.ds AS DATE) AND CAST(v.ds AS DATE) > CAST(b.ds AS DATE) - INTERVAL 7 DAY)) * 1.0 "
+     "/ (SELECT COUNT(*) FROM fct_visits)"),
 ]
 
 
@@ -118,15 +135,15 @@ def test_every_left_out_construct_is_named_with_its_file_and_line(imported: Path
     assert not (imported.parent / "not_written").exists()
     lines = refused.value.errors
     metrics_file = (SIMPLE / "metrics.yaml").read_text(encoding="utf-8").splitlines()
-    conversion = next(line for line in lines if "'visit_buy_conversion_rate_7days'" in line)
-    path, number, message = conversion.split(":", 2)
-    assert path.endswith("metrics.yaml") and "conversion metrics are not supported yet" in message
-    assert metrics_file[int(number) - 1].strip() == "type: conversion"
+    offset = next(line for line in lines if "'bookings_offset_twice'" in line)
+    path, number, message = offset.split(":", 2)
+    assert path.endswith("metrics.yaml") and "an offset on 'bookings_offset_once', which reads an input at an offset itself" in message
+    assert metrics_file[int(number) - 1].strip() == "- name: bookings_offset_once"
+    assert not any("'visit_buy_conversion_rate_7days'" in line for line in lines)  # conversion metrics are mapped
     assert any("trailing_2_months_revenue_sub_10" in line and "input metric 'trailing_2_months_revenue' was left out" in line
                for line in lines)
     assert not any("median_booking_value" in line for line in lines)  # mapped since the metric vocabulary (a)
-    assert any("every_two_days_bookers_fill_nulls_with_0" in line and "join_to_timespine on a measure input of a cumulative"
-               in line for line in lines)
+    assert any("every_two_days_bookers_fill_nulls_with_0" in line and "on a measure input of a cumulative" in line for line in lines)
 
 
 @needs_mf
@@ -322,3 +339,30 @@ def test_a_one_line_manifest_says_line_and_column(dbt_project: Path, tmp_path: P
     refused = text.index('"name": "running_revenue"')
     assert text[refusal.location.column - 1:].startswith('"cumulative"') and refusal.location.column > refused
     assert refusal.formatted().startswith(f"{manifest}:1:{refusal.location.column}: metric 'running_revenue'")
+
+
+def test_a_derived_input_with_filter_alias_and_offset_maps_to_one_inputs_entry(dbt_project: Path, shop_db: Path,
+                                                                               tmp_path: Path) -> None:
+    schema = yaml.safe_load(DBT_SCHEMA)
+    schema["metrics"].append({"name": "food_revenue_vs_day_before", "type": "derived", "type_params": {
+        "expr": "food - food_day_before",
+        "metrics": [{"name": "revenue", "alias": "food", "filter": "{{ Dimension('order__is_food_order') }}"},
+                    {"name": "revenue", "alias": "food_day_before", "filter": "{{ Dimension('order__is_food_order') }}",
+                     "offset_window": "1 day"}]}})
+    (dbt_project / "models" / "marts" / "schema.yml").write_text(yaml.safe_dump(schema, sort_keys=False), encoding="utf-8")
+    models = tmp_path / "models"
+    import_dbt(dbt_project, "shop_dbt", models / "shop_dbt")
+    body = yaml.safe_load((models / "shop_dbt" / "models" / "orders.yml").read_text(encoding="utf-8"))
+    metric = next(m for m in body["metrics"] if m["name"] == "food_revenue_vs_day_before")
+    assert metric["expr"] == "food - food_day_before"
+    assert [sorted(i) for i in metric["inputs"]] == [["alias", "filters", "name"], ["alias", "filters", "name", "offset_window"]]
+    assert metric["inputs"][1]["offset_window"] == "1 day" and metric["inputs"][1]["alias"] == "food_day_before"
+    config = yaml.safe_load((models / "shop_dbt" / "database.yml").read_text(encoding="utf-8"))
+    config["connection"] = {"backend": "duckdb", "path": str(shop_db)}
+    (models / "shop_dbt" / "database.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    layer = load_layers(models)["shop_dbt"]
+    with duckdb.connect(str(shop_db), read_only=True) as conn:
+        rows = conn.execute(layer.compile({"metrics": ["food_revenue_vs_day_before"], "group_by": ["metric_time__day"],
+                                           "order_by": ["metric_time__day"]})).fetchall()
+    # food orders: 5.0 on Jan 1, 11.0 on Jan 2, 13.0 on Jan 4; each day minus the food revenue of the day before
+    assert [(d, v) for d, v in rows if v is not None] == [(dt.date(2024, 1, 2), 6.0)]

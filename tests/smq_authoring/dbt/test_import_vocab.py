@@ -75,3 +75,32 @@ def test_bad_percentile_and_window_are_refused_with_their_line(tmp_path: Path) -
     assert any(line.split(":")[1] == "11" and "agg_params.percentile, a fraction from 0 to 1 (got 99)" in line for line in lines), lines
     assert any(line.split(":")[1] == "14" and "window_groupings 'nobody' is not an entity or dimension of accounts" in line
                for line in lines), lines
+
+
+def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_refused_not_dropped(tmp_path: Path) -> None:
+    """`fill_nulls_with: 0` is given (0 == False in Python: it was once read as absent and silently dropped)."""
+    project = tmp_path / "proj"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: proj\nmodel-paths: [models]\n", encoding="utf-8")
+    (project / "models" / "sm.yml").write_text(
+        "semantic_models:\n"
+        "  - name: orders\n"
+        "    model: ref('orders')\n"
+        "    defaults: {agg_time_dimension: ds}\n"
+        "    entities: [{name: order, type: primary, expr: order_id}]\n"
+        "    dimensions: [{name: ds, type: time, type_params: {time_granularity: day}}]\n"
+        "    measures: [{name: n, agg: count, expr: order_id}, {name: amount, agg: sum}]\n"
+        "metrics:\n"
+        "  - name: zero_filled\n"
+        "    type: simple\n"
+        "    type_params: {measure: {name: n, fill_nulls_with: 0}}\n"
+        "  - name: running\n"
+        "    type: cumulative\n"
+        "    type_params:\n"
+        "      measure: {name: amount, fill_nulls_with: 0}\n", encoding="utf-8")
+    with pytest.raises(ImportRefused) as refused:
+        import_dbt(project, "proj", tmp_path / "out" / "proj")
+    lines = refused.value.errors
+    assert any(line.split(":")[1] == "15" and "'running': fill_nulls_with on a measure input of a cumulative metric" in line
+               for line in lines), lines
+    assert not any("zero_filled" in line for line in lines), lines  # a simple metric maps it

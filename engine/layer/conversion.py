@@ -1,0 +1,112 @@
+"""A conversion metric's parameters (MetricFlow's `conversion_type_params`): base event -> conversion event.
+
+How often a base event (a measure's row: a visit, a signup) of an entity (a customer) is followed by a
+conversion event (another measure's row: a purchase) of the same entity within a window, with optional
+properties that must be equal on both events. Read here; checked across files by `check_conversion`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import Location, nearest
+from .model import Window
+
+if TYPE_CHECKING:
+    from .model import SemanticLayer
+    from .reader import BaseReader
+    from .yamlpos import YMap
+
+CONVERSION_KEYS = ("base_measure", "conversion_measure", "entity", "calculation", "constant_properties")
+CALCULATIONS = ("conversion_rate", "conversions")
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion:
+    base_measure: str  # Model__measure: one row per base event
+    conversion_measure: str  # Model__measure: one row per conversion event
+    entity: str  # an entity both models declare (`entities:`)
+    calculation: str  # conversion_rate | conversions
+    window: Window | None  # None: any time after the base event
+    constant_properties: tuple[tuple[str, str], ...]  # (base dimension, conversion dimension) pairs that must be equal
+    location: Location
+
+
+def read_conversion(reader: BaseReader, node: YMap, file: str, field: str, window_rule: re.Pattern[str]) -> Conversion | None:
+    """The keys of a `type: conversion` metric, each checked on its own."""
+    from .yamlpos import where
+
+    base = reader.text(node, "base_measure", file, field, required=True)
+    conversion = reader.text(node, "conversion_measure", file, field, required=True)
+    entity = reader.text(node, "entity", file, field, required=True)
+    calculation = reader.text(node, "calculation", file, field, default="conversion_rate").lower()
+    ok = bool(base and conversion and entity)
+    if calculation not in CALCULATIONS:
+        reader.errors.add(f"{field}.calculation: unknown calculation '{calculation}' (use {' or '.join(CALCULATIONS)})",
+                          where(file, node, "calculation", field=f"{field}.calculation"), code="invalid_metric",
+                          suggestions=nearest(calculation, CALCULATIONS, 1))
+        ok = False
+    window = None
+    window_text = reader.text(node, "window", file, field)
+    if window_text:
+        m = window_rule.match(window_text)
+        if not m or int(m.group(1)) < 1:
+            reader.errors.add(f"{field}.window: '{window_text}' is not a window; write e.g. '7 days' or '1 month'",
+                              where(file, node, "window", field=f"{field}.window"), code="invalid_metric")
+            ok = False
+        else:
+            window = Window(int(m.group(1)), m.group(2).lower())
+    pairs: list[tuple[str, str]] = []
+    for i, item, seq in reader.items(node, "constant_properties", file, field):
+        pfield = f"{field}.constant_properties[{i}]"
+        entry = reader.mapping(item, file, pfield, seq, i)
+        if entry is None:
+            ok = False
+            continue
+        reader.known_keys(entry, ("base_property", "conversion_property"), file, pfield)
+        left = reader.text(entry, "base_property", file, pfield, required=True)
+        right = reader.text(entry, "conversion_property", file, pfield, required=True)
+        if left and right:
+            pairs.append((left, right))
+        else:
+            ok = False
+    if not ok:
+        return None
+    return Conversion(base, conversion, entity, calculation, window, tuple(pairs), where(file, node, "base_measure", field=field))
+
+
+def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion, errors: Any) -> None:
+    """Cross-file checks: both measures exist and sit on a time axis, the entity is declared by both models,
+    the constant properties are dimensions of the base and the conversion model."""
+    loc = params.location
+    measures = [m.qualified_name for model in layer.models.values() for m in model.measures.values()]
+    found = {}
+    for role, name in (("base_measure", params.base_measure), ("conversion_measure", params.conversion_measure)):
+        model_name, _, element = name.partition("__")
+        model = layer.models.get(model_name)
+        measure = model.measures.get(element) if model else None
+        if model is None or measure is None:
+            errors.add(f"{loc.field}.{role}: '{name}' is not a measure of this layer", loc, code="unknown_element",
+                       suggestions=nearest(name, measures))
+            continue
+        if model.time_dimension_of(measure) is None:
+            errors.add(f"{loc.field}.{role}: measure {name} has no time dimension; declare default_time_dimension on model "
+                       f"{model_name} (or time_dimension on the measure)", loc, code="missing_time_dimension")
+            continue
+        found[role] = model
+    for role, model in found.items():
+        if params.entity not in model.entities:
+            errors.add(f"{loc.field}.entity: '{params.entity}' is not an entity of {model.name} (the model of the {role}); "
+                       "declare it under the model's entities", loc, code="unknown_element",
+                       suggestions=nearest(params.entity, list(model.entities)))
+    for i, pair in enumerate(params.constant_properties):
+        for (role, model_role), name in zip((("base_property", "base_measure"), ("conversion_property", "conversion_measure")), pair):
+            model = found.get(model_role)
+            if model is None:
+                continue
+            prefix, _, element = name.partition("__")
+            if prefix != model.name or element not in model.dimensions:
+                errors.add(f"{loc.field}.constant_properties[{i}].{role}: '{name}' is not a dimension of {model.name}", loc,
+                           code="unknown_element", suggestions=nearest(name, [d.qualified_name for d in model.dimensions.values()]))

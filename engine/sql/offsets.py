@@ -1,0 +1,155 @@
+"""An offset input's aggregation: the measure's rows joined to the time spine shifted by the offset.
+
+MetricFlow's semantics: the spine's day `d` takes the rows whose day is `d - window` (offset_window)
+or `DATE_TRUNC(grain, d)` (offset_to_grain), with an INNER JOIN, and the query's periods are the
+spine's. When the query's finest grain on the time axis is the offset's own grain, the join is made
+at that grain instead (MetricFlow joins after aggregating then), so `1 month` by month reads the
+whole previous month. Group keys on the shifted time dimension read the spine's period; filters on it
+hold for both the period and the rows read.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from sqlglot import exp
+
+from ..errors import Location, QueryError
+from ..layer.inputs import Offset
+from ..layer.model import GRAINS, Dimension
+from ..plan.nodes import FactGroup
+from ..smq.filters import Filter
+from ..smq.resolve import DimRef
+from .dialects import _f, _lit, add_interval, date_part, to_date, truncate
+from .render import JoinTree, Renderer, aliased, col, ident, qualify
+
+
+def shift(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
+    """value + count units as a DATE; a month/year step past a month's end lands on its last day on every
+    engine (SQLite's date() would roll over into the next month)."""
+    if dialect != "sqlite" or unit not in ("month", "quarter", "year"):
+        return add_interval(value, count, unit, dialect)
+    months = count * {"month": 1, "quarter": 3, "year": 12}[unit]
+    moved = _f("DATE", value, _lit(f"{months:+d} months"))
+    rolled = exp.NEQ(this=_f("STRFTIME", _lit("%d"), moved.copy()), expression=_f("STRFTIME", _lit("%d"), value.copy()))
+    last_day = _f("DATE", moved.copy(), _lit("start of month"), _lit("-1 days"))
+    return exp.Case(ifs=[exp.If(this=rolled, true=last_day)], default=moved)
+
+
+def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
+    """Day, or the offset's grain when it is the finest grain the query asks of the time axis."""
+    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
+    finest = min(grains, key=GRAINS.index) if grains else "day"
+    return offset.grain if finest == offset.grain else "day"
+
+
+def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
+    """`<id>_periods` (the spine at the join grain) and `<id>` (keys and aggregates, periods shifted)."""
+    offset = group.offset
+    layer, dialect = renderer.layer, renderer.dialect
+    assert offset is not None and layer.time_spine is not None, "validated: an offset input needs a time spine"
+    model = layer.models[group.model]
+    dim = model.time_dimension_of(group.aggregates[0].measure)
+    assert dim is not None, "planned: an offset input's measure has a time dimension"
+    grain = join_grain(offset, keys, dim)
+    spine = layer.time_spine
+    spine_col = col(spine.column, "spine")
+    periods_name = f"{group.id}_periods"
+    period_expr = truncate(spine_col, grain, dialect)  # a DATE, as the other aggregations group by
+    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"))
+    if grain != "day":
+        periods = periods.distinct(copy=False)
+
+    paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
+    tree = JoinTree(model, list(group.paths), layer, renderer.source_for)
+    period = col("period", "p")
+
+    def render_ref(ref: DimRef) -> exp.Expression:
+        if ref.dimension is dim and not ref.keys:  # the shifted axis: the spine's period
+            if ref.date_part:
+                return date_part(period.copy(), ref.date_part, dialect)
+            return period.copy() if (ref.grain or "day") == grain else truncate(period.copy(), ref.grain or "day", dialect)
+        return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
+
+    row_time = qualify(dim.node, tree.root_alias)
+    row_period = to_date(row_time, dialect) if grain == "day" else truncate(row_time, grain, dialect)
+    if offset.window is not None:
+        on = exp.EQ(this=shift(period.copy(), -offset.window.count, offset.window.unit, dialect), expression=row_period)
+    else:
+        on = exp.EQ(this=truncate(period.copy(), str(offset.to_grain), dialect), expression=row_period)
+    query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
+                                        on=on, kind="INNER"), copy=False)
+    conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
+    # a filter on the shifted axis holds for the rows read too (at their own time), as MetricFlow filters
+    # them before joining the spine: `metric_time >= '2024-01-01'` gives January nothing from December
+    conditions += [renderer.filter_expr(f, lambda ref: renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)]))
+                   for f in where if any(ref.dimension is dim and not ref.keys for ref in f.dimension_refs())]
+    conditions += _one_day_per_period(offset, keys, dim, grain, period, dialect)
+    if conditions:
+        query = query.where(*conditions, copy=False)
+    key_exprs = [render_ref(ref) for ref in keys]
+    if group.dedupe:  # one row per (primary key, spine day) and group before aggregating, as group_parts does
+        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
+        projection.append(exp.alias_(period.copy(), "__period", quoted=True))
+        projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(renderer.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True)
+                       for a in group.aggregates]
+        inner = query.select(*projection, copy=False).distinct(copy=False)
+        query = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
+        key_exprs = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
+        aggs = {a.id: renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.aggregates}
+    else:
+        aggs = {a.id: renderer.aggregate(a.measure.agg, renderer.measure_input(a, tree.root_alias, render_ref)
+                                         if a.measure.node is not None or a.conditions else None) for a in group.aggregates}
+    projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+    projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
+    final = query.select(*projection, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False)
+    return [(periods_name, periods), (group.id, final)]
+
+
+def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension, grain: str,
+                        period: exp.Column, dialect: str) -> list[exp.Expression]:
+    """offset_to_grain joined by day but queried above it: keep one spine day per queried period (its first),
+    else every day of the period would read the same rows again (MetricFlow's filter)."""
+    if offset.to_grain is None or grain != "day":
+        return []
+    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
+    if not grains or "day" in grains:
+        return []
+    tests: list[exp.Expression] = [exp.EQ(this=truncate(period.copy(), g, dialect), expression=period.copy()) for g in dict.fromkeys(grains)]
+    return [cast(exp.Expression, exp.or_(*tests)) if len(tests) > 1 else tests[0]]
+
+
+
+def offset_cumulative(renderer: Renderer, group: FactGroup, ctes: list[tuple[str, exp.Select]],
+                      keys: tuple[DimRef, ...]) -> list[tuple[str, exp.Select]]:
+    """A cumulative metric read at an offset: its running values (the last CTE) looked up at the shifted period,
+    for each period of the spine (an inner join, as for any offset input). The query groups its time dimension
+    at one grain: by day, or (offset_window) by the window's own unit, where periods map one to one."""
+    offset, metric = group.offset, group.cumulative
+    assert offset is not None and metric is not None and renderer.layer.time_spine is not None
+    dialect = renderer.dialect
+    time_keys = [i for i, ref in enumerate(keys) if ref.dimension.qualified_name == metric.time_dimension and not ref.date_part]
+    grains = {keys[i].grain or "day" for i in time_keys}
+    grain = next(iter(grains)) if len(grains) == 1 else ""
+    if grain not in ("day", offset.grain if offset.window is not None else "day"):
+        raise QueryError(f"cumulative metric '{metric.name}' read at an offset ({offset}) is supported by day"
+                         + (f" or by {offset.grain}" if offset.window is not None and offset.grain != "day" else "")
+                         + f", with its time dimension in group_by at one grain (got {', '.join(sorted(grains)) or 'none'})",
+                         code="unsupported_offset", location=Location(field="group_by"))
+    spine = renderer.layer.time_spine
+    unshifted = f"{group.id}_unshifted"
+    periods_name = f"{group.id}_shifted_periods"
+    periods = (exp.Select(expressions=[exp.alias_(truncate(col(spine.column, "spine"), grain, dialect), "period", quoted=True)])
+               .from_(aliased(spine.table_node, "spine")).distinct(copy=False))
+    period = col("period", "p")
+    looked_up = (shift(period.copy(), -offset.window.count, offset.window.unit, dialect) if offset.window is not None
+                 else truncate(period.copy(), str(offset.to_grain), dialect))
+    key_exprs = [period.copy() if i in time_keys else col(f"g{i}", "c") for i in range(len(keys))]
+    final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
+                                     *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.aggregates]])
+             .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+             .join(exp.Table(this=ident(unshifted), alias=exp.TableAlias(this=ident("c"))),
+                   on=exp.EQ(this=col(f"g{time_keys[0]}", "c"), expression=looked_up), join_type="INNER", copy=False))
+    name, last = ctes[-1]
+    return [*ctes[:-1], (unshifted, last), (periods_name, periods), (name, final)]

@@ -1,0 +1,84 @@
+WITH `f0` AS (
+  SELECT
+    DATE_SUB(DATE(`orders`.order_date), INTERVAL (DAYOFMONTH(`orders`.order_date) - 1) DAY) AS `g0`,
+    `orders`.channel AS `g1`,
+    COUNT(`orders`.order_id) AS `a0`
+  FROM orders AS `orders`
+  GROUP BY
+    DATE_SUB(DATE(`orders`.order_date), INTERVAL (DAYOFMONTH(`orders`.order_date) - 1) DAY),
+    `orders`.channel
+), `f1_base` AS (
+  SELECT
+    UPPER(TRIM(`orders`.customer_ref)) AS `entity`,
+    DATE(`orders`.order_date) AS `t`,
+    `orders`.channel AS `c0`,
+    DATE_SUB(DATE(`orders`.order_date), INTERVAL (DAYOFMONTH(`orders`.order_date) - 1) DAY) AS `g0`,
+    `orders`.channel AS `g1`
+  FROM orders AS `orders`
+), `f1_conversions` AS (
+  SELECT
+    ROW_NUMBER() OVER (
+      ORDER BY CASE WHEN DATE(`conversion_events`.shipped_at) IS NULL THEN 1 ELSE 0 END, DATE(`conversion_events`.shipped_at)
+    ) AS `id`,
+    UPPER(TRIM(`conversion_events`.customer_ref)) AS `entity`,
+    DATE(`conversion_events`.shipped_at) AS `t`,
+    `conversion_events`.order_id AS `v`,
+    `conversion_events`.channel AS `c0`
+  FROM orders AS `conversion_events`
+), `f1_attributed` AS (
+  SELECT
+    `c`.`v`,
+    `b`.`g0`,
+    `b`.`g1`,
+    ROW_NUMBER() OVER (PARTITION BY `c`.`id` ORDER BY `b`.`t` DESC) AS `rn`
+  FROM `f1_base` AS `b`
+  INNER JOIN `f1_conversions` AS `c`
+    ON `b`.`entity` = `c`.`entity`
+    AND `b`.`t` <= `c`.`t`
+    AND `b`.`t` > DATE_ADD(`c`.`t`, INTERVAL -7 DAY)
+    AND `b`.`c0` = `c`.`c0`
+), `f1` AS (
+  SELECT
+    `g0` AS `g0`,
+    `g1` AS `g1`,
+    COUNT(`v`) AS `a1`
+  FROM `f1_attributed`
+  WHERE
+    `rn` = 1
+  GROUP BY
+    `g0`,
+    `g1`
+), `merged` AS (
+  SELECT
+    `g0`,
+    `g1`,
+    MAX(`a0`) AS `a0`,
+    MAX(`a1`) AS `a1`
+  FROM (
+    SELECT
+      `g0`,
+      `g1`,
+      `a0`,
+      NULL AS `a1`
+    FROM `f0`
+    UNION ALL
+    SELECT
+      `g0`,
+      `g1`,
+      NULL AS `a0`,
+      `a1`
+    FROM `f1`
+  ) AS `stacked`
+  GROUP BY
+    `g0`,
+    `g1`
+)
+SELECT
+  `m`.`g0` AS `metric_time__month`,
+  `m`.`g1` AS `OrdersModel__channel`,
+  `m`.`a1` AS `shippedSameChannelWithinWeek`,
+  `m`.`a0` AS `OrdersModel__ordersPlaced`
+FROM `merged` AS `m`
+ORDER BY
+  CASE WHEN `m`.`g0` IS NULL THEN 1 ELSE 0 END, `m`.`g0` ASC,
+  CASE WHEN `m`.`g1` IS NULL THEN 1 ELSE 0 END, `m`.`g1` ASC

@@ -1,0 +1,30 @@
+WITH "f0_periods" AS (
+  SELECT
+    DATE("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+), "f0" AS (
+  SELECT
+    DATE("p"."period", 'start of month') AS "g0",
+    COUNT(DISTINCT UPPER(TRIM("orders".customer_ref))) AS "a0"
+  FROM orders AS "orders"
+  INNER JOIN "f0_periods" AS "p"
+    ON DATE(
+      "p"."period",
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', "p"."period") AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    ) = DATE("orders".order_date)
+  WHERE
+    DATE("p"."period", 'start of month') = "p"."period"
+  GROUP BY
+    DATE("p"."period", 'start of month')
+)
+SELECT
+  "m"."g0" AS "metric_time__month",
+  "m"."a0" AS "customersAtStartOfQuarter"
+FROM "f0" AS "m"
+ORDER BY
+  "metric_time__month" ASC NULLS LAST

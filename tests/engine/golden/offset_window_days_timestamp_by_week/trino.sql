@@ -1,0 +1,24 @@
+WITH "f0_periods" AS (
+  SELECT
+    CAST("spine"."date_day" AS DATE) AS "period"
+  FROM time_spine AS "spine"
+), "f0" AS (
+  SELECT
+    CAST(DATE_TRUNC('week', "p"."period") AS DATE) AS "g0",
+    "payments".method AS "g1",
+    SUM("payments".amount) AS "a0"
+  FROM payments AS "payments"
+  INNER JOIN "f0_periods" AS "p"
+    ON DATE_ADD('day', -7, "p"."period") = CAST("payments".paid_at AS DATE)
+  GROUP BY
+    CAST(DATE_TRUNC('week', "p"."period") AS DATE),
+    "payments".method
+)
+SELECT
+  "m"."g0" AS "metric_time__week",
+  "m"."g1" AS "PaymentsModel__method",
+  "m"."a0" AS "receivedLastWeek"
+FROM "f0" AS "m"
+ORDER BY
+  "metric_time__week" ASC,
+  "PaymentsModel__method" ASC

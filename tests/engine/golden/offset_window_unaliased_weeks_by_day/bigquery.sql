@@ -1,0 +1,22 @@
+WITH `f0_periods` AS (
+  SELECT
+    DATE(`spine`.`date_day`) AS `period`
+  FROM time_spine AS `spine`
+), `f0` AS (
+  SELECT
+    `p`.`period` AS `g0`,
+    COUNT(`orders`.order_id) AS `a0`
+  FROM orders AS `orders`
+  INNER JOIN `f0_periods` AS `p`
+    ON DATE_ADD(`p`.`period`, INTERVAL -14 DAY) = DATE(`orders`.order_date)
+  WHERE
+    `orders`.channel = 'web'
+  GROUP BY
+    `p`.`period`
+)
+SELECT
+  `m`.`g0` AS `metric_time`,
+  2 * `m`.`a0` AS `ordersTwoWeeksAgo`
+FROM `f0` AS `m`
+ORDER BY
+  `metric_time` ASC NULLS LAST

@@ -1,0 +1,87 @@
+WITH "f0" AS (
+  SELECT
+    DATE(
+      "orders".order_date,
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', "orders".order_date) AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    ) AS "g0",
+    COUNT("orders".order_id) AS "a0"
+  FROM orders AS "orders"
+  GROUP BY
+    DATE(
+      "orders".order_date,
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', "orders".order_date) AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    )
+), "f1_periods" AS (
+  SELECT
+    DATE("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+), "f1" AS (
+  SELECT
+    DATE(
+      "p"."period",
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', "p"."period") AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    ) AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  INNER JOIN "f1_periods" AS "p"
+    ON CASE
+      WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
+      THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
+      ELSE DATE("p"."period", '-12 months')
+    END = DATE("orders".order_date)
+  GROUP BY
+    DATE(
+      "p"."period",
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', "p"."period") AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    )
+), "merged" AS (
+  SELECT
+    "g0",
+    MAX("a0") AS "a0",
+    MAX("a1") AS "a1"
+  FROM (
+    SELECT
+      "g0",
+      "a0",
+      NULL AS "a1"
+    FROM "f0"
+    UNION ALL
+    SELECT
+      "g0",
+      NULL AS "a0",
+      "a1"
+    FROM "f1"
+  ) AS "stacked"
+  GROUP BY
+    "g0"
+)
+SELECT
+  "m"."g0" AS "metric_time__quarter",
+  CAST((
+    "m"."a0" - "m"."a1"
+  ) AS REAL) / NULLIF("m"."a1", 0) AS "ordersGrowthYoY",
+  "m"."a0" AS "OrdersModel__ordersPlaced",
+  "m"."a1" AS "ordersLastYear"
+FROM "merged" AS "m"
+ORDER BY
+  "metric_time__quarter" ASC NULLS LAST
