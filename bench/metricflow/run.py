@@ -3,10 +3,12 @@ MetricFlow's answers (mf_side.py), write report.md.
 
 Usage (repository root, after bench/metricflow/setup.sh):  .venv/bin/python -m bench.metricflow.run
 Set MF_PROJECT to use another project folder (default .bench-venvs/metricflow-project).
+`--project shop` (after `setup.sh shop`): our own shop project, shop_queries.yml -> shop_report.md.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -26,7 +28,6 @@ from engine import load_layers
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-PROJECT = Path(os.environ.get("MF_PROJECT", ROOT / ".bench-venvs" / "metricflow-project"))
 MF_PYTHON = ROOT / ".bench-venvs" / "metricflow" / "bin" / "python"
 
 
@@ -130,31 +131,49 @@ def verdict(query: dict, theirs: dict, ours: dict, refusals: list[str]) -> dict:
     return out
 
 
+# per project: its default folder, its queries, its report and the report's one-line description
+PROJECTS = {
+    "mf": (".bench-venvs/metricflow-project", "queries.yml", "report.md",
+           "MetricFlow's own test model (`simple_manifest`) and data"),
+    "shop": (".bench-venvs/shop-project", "shop_queries.yml", "shop_report.md",
+             "Our own dbt project over the demo shop (`shop_project/`, MetricFlow YAML written by hand)"),
+}
+
+
 def main() -> None:
-    database = PROJECT / "mf.duckdb"
-    manifest = PROJECT / "target" / "semantic_manifest.json"
-    imports = {"manifest": smq_import(manifest, PROJECT / "layers_manifest"),
-               "yaml": smq_import(PROJECT / "yaml", PROJECT / "layers_yaml")}
-    a, b = layer_files(PROJECT / "layers_manifest" / "mf"), layer_files(PROJECT / "layers_yaml" / "mf")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--project", choices=sorted(PROJECTS), default="mf")
+    kind = parser.parse_args().project
+    folder, queries_file, report_file, about = PROJECTS[kind]
+    project = Path(os.environ.get("MF_PROJECT", ROOT / folder))
+    run(project, HERE / queries_file, HERE / report_file, about)
+
+
+def run(project: Path, queries_path: Path, report_path: Path, about: str) -> None:
+    database = project / "mf.duckdb"
+    manifest = project / "target" / "semantic_manifest.json"
+    imports = {"manifest": smq_import(manifest, project / "layers_manifest"),
+               "yaml": smq_import(project / "yaml", project / "layers_yaml")}
+    a, b = layer_files(project / "layers_manifest" / "mf"), layer_files(project / "layers_yaml" / "mf")
     for files in (a, b):
         files.get("database.yml", {}).pop("description", None)
     layer_diff = sorted(set(a) ^ set(b)) + [name for name in sorted(set(a) & set(b)) if a[name] != b[name]]
 
     started = time.monotonic()
-    subprocess.run([str(MF_PYTHON), str(HERE / "mf_side.py"), str(PROJECT), str(HERE / "queries.yml"),
-                    str(PROJECT / "mf_answers.json")], check=True, cwd=PROJECT)
+    subprocess.run([str(MF_PYTHON), str(HERE / "mf_side.py"), str(project), str(queries_path),
+                    str(project / "mf_answers.json")], check=True, cwd=project)
     mf_seconds = round(time.monotonic() - started, 1)
-    mf = json.loads((PROJECT / "mf_answers.json").read_text(encoding="utf-8"))["answers"]
+    mf = json.loads((project / "mf_answers.json").read_text(encoding="utf-8"))["answers"]
 
-    connect_layer(PROJECT / "layers_yaml" / "mf", database)
-    layer = load_layers(PROJECT / "layers_yaml")["mf"]
-    queries = yaml.safe_load((HERE / "queries.yml").read_text(encoding="utf-8"))["queries"]
+    connect_layer(project / "layers_yaml" / "mf", database)
+    layer = load_layers(project / "layers_yaml")["mf"]
+    queries = yaml.safe_load(queries_path.read_text(encoding="utf-8"))["queries"]
     refusals = imports["yaml"]["refusals"]
     started = time.monotonic()
     answers = {q["id"]: our_answer(layer, database, q) for q in queries}
     ours_seconds = round(time.monotonic() - started, 1)
     results = [verdict(q, mf[q["id"]], answers[q["id"]], refusals) for q in queries]
-    write_report(HERE / "report.md", results, imports, layer_diff, (mf_seconds, ours_seconds), PROJECT)
+    write_report(report_path, results, imports, layer_diff, (mf_seconds, ours_seconds), project, about)
     print(Counter(r["verdict"] for r in results), Counter(r["form"] for r in results))
 
 

@@ -2,10 +2,12 @@
 # MetricFlow in its own virtualenv (.bench-venvs/metricflow), then the DuckDB file and the dbt project
 # (.bench-venvs/metricflow-project) built from MetricFlow's simple_manifest and its table snapshots,
 # then `dbt parse` (writes target/semantic_manifest.json). Times each step into setup_times.json.
+# `setup.sh shop`: our own shop project (shop_project/ over the demo database) in .bench-venvs/shop-project.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 VENV="$ROOT/.bench-venvs/metricflow"
-PROJECT="$ROOT/.bench-venvs/metricflow-project"
+KIND="${1:-mf}"
+if [ "$KIND" = shop ]; then PROJECT="$ROOT/.bench-venvs/shop-project"; else PROJECT="$ROOT/.bench-venvs/metricflow-project"; fi
 PY="${SMQ_PYTHON:-$ROOT/.venv/bin/python}"
 cd "$ROOT"
 t0=$(date +%s)
@@ -16,7 +18,7 @@ if [ ! -x "$VENV/bin/mf" ]; then
   install=$(( $(date +%s) - t0 ))
 fi
 t1=$(date +%s)
-"$PY" -m bench.metricflow.build_project "$PROJECT"
+"$PY" -m bench.metricflow.build_project "$PROJECT" "$KIND"
 t2=$(date +%s)
 (cd "$PROJECT" && "$VENV/bin/dbt" parse --profiles-dir . --quiet)
 t3=$(date +%s)

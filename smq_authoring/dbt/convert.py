@@ -18,6 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location
+from engine.smq.filters import PREDICATES
 from engine.smq.mf_names import template_name
 
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
@@ -177,12 +178,23 @@ class Converter(MetricMapping):
         self.refuse(found.at(body, "name"), f"semantic model '{found.name}': no table (give node_relation or model: ref('...'))")
         return None
 
+    def is_condition(self, expr: Any) -> bool:
+        """Whether a categorical dimension's expression is a predicate (MetricFlow lets such a dimension stand
+        alone in a where filter; the engine does so for boolean dimensions)."""
+        if expr is None:
+            return False
+        try:
+            node = sqlglot.parse_one(str(expr), dialect=self.dialect)
+        except (ParseError, TokenError):
+            return False
+        return isinstance(node.unnest() if isinstance(node, exp.Paren) else node, PREDICATES)
+
     def dimension(self, found: Found, model: str, item: Any) -> dict[str, Any] | None:
         name, kind = str(item.get("name")), str(item.get("type") or "").lower()
         out: dict[str, Any] = {"name": name}
         params = item.get("type_params") or {}
-        if kind == "categorical":
-            out["type"] = "string"
+        if kind == "categorical":  # a condition (`shipped_at IS NOT NULL`) is a boolean: usable bare in a filter
+            out["type"] = "boolean" if self.is_condition(item.get("expr")) else "string"
         elif kind == "time":
             grain = str(params.get("time_granularity") or "day").lower()
             if params.get("validity_params"):
