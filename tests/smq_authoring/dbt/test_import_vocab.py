@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import load_layers
 from smq_authoring.dbt import ImportRefused, import_dbt
 
 from .test_import import SIMPLE, answer, close, imported, mf_db, needs_mf, truth  # noqa: F401 - fixtures
@@ -104,3 +105,37 @@ def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_refused_not_dropp
     assert any(line.split(":")[1] == "15" and "'running': fill_nulls_with on a measure input of a cumulative metric" in line
                for line in lines), lines
     assert not any("zero_filled" in line for line in lines), lines  # a simple metric maps it
+
+
+def test_a_categorical_condition_dimension_stands_alone_in_a_filter(tmp_path: Path) -> None:
+    """`expr: shipped_at IS NOT NULL` is a condition: imported as boolean, so `{{ Dimension(...) }}` alone filters a
+    query, even when no metric's filter used it that way (which was the only case that typed it before)."""
+    project = tmp_path / "proj"
+    (project / "models").mkdir(parents=True)
+    (project / "dbt_project.yml").write_text("name: proj\nmodel-paths: [models]\n", encoding="utf-8")
+    (project / "models" / "sm.yml").write_text(
+        "semantic_models:\n"
+        "  - name: orders\n"
+        "    model: ref('orders')\n"
+        "    defaults: {agg_time_dimension: ds}\n"
+        "    entities: [{name: order, type: primary, expr: order_id}]\n"
+        "    dimensions:\n"
+        "      - {name: ds, type: time, type_params: {time_granularity: day}}\n"
+        "      - {name: is_shipped, type: categorical, expr: shipped_at IS NOT NULL}\n"
+        "      - {name: status, type: categorical}\n"
+        "    measures: [{name: n, agg: count, expr: order_id}]\n"
+        "metrics:\n"
+        "  - name: orders_count\n"
+        "    type: simple\n"
+        "    type_params: {measure: n}\n", encoding="utf-8")
+    result = import_dbt(project, "proj", tmp_path / "out" / "proj")
+    assert not result.refusals and result.metrics >= 1
+    model = (tmp_path / "out" / "proj" / "models" / "orders.yml").read_text(encoding="utf-8")
+    assert "name: is_shipped" in model and "type: boolean" in model.split("name: is_shipped", 1)[1].split("- name:", 1)[0]
+    assert "type: boolean" not in model.split("name: status", 1)[1].split("- name:", 1)[0]
+    (tmp_path / "out" / "proj" / "database.yml").write_text(
+        (tmp_path / "out" / "proj" / "database.yml").read_text(encoding="utf-8").replace("dialect: snowflake", "dialect: duckdb"),
+        encoding="utf-8")
+    layer = load_layers(tmp_path / "out")["proj"]
+    sql = layer.compile({"metrics": ["orders_count"], "filters": ["{{ Dimension('order__is_shipped') }}"]}, dialect="duckdb")
+    assert "WHERE" in sql and "shipped_at IS NULL" in sql  # NOT ... IS NULL, as sqlglot writes IS NOT NULL
