@@ -32,10 +32,11 @@ DIMENSION_KEYS = ("name", "type", "description", "expr")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
-    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS, *CONVERSION_KEYS, "period_agg",
+    "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS, *CONVERSION_KEYS, "period_agg", "periods",
 )
 ENTITY_KEYS = ("name", "type", "expr", "description")
-PERIOD_AGGS = ("first", "last")  # a cumulative metric above day grain: the period's first or last day (the default)
+PERIOD_AGGS = ("first", "last", "average")  # a cumulative metric above day grain: the period's first or last day (the default), or the mean
+PERIODS = ("data_range", "nonempty_window")  # a cumulative metric's periods: first to last with rows (the default), or MetricFlow's
 
 
 class ElementReader(BaseReader):
@@ -180,10 +181,10 @@ class ElementReader(BaseReader):
         fields: dict[str, Any] = {}
         allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator", "filters"},
                    "derived": {"expr", "inputs", "filters"},
-                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "period_agg", "filters"},
+                   "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "period_agg", "periods", "filters"},
                    "conversion": {*CONVERSION_KEYS, "window"}}[kind]
         for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
-                    *CONVERSION_KEYS, "period_agg"):
+                    *CONVERSION_KEYS, "period_agg", "periods"):
             if key in node and key not in allowed:
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
@@ -230,9 +231,16 @@ class ElementReader(BaseReader):
             if period_agg in PERIOD_AGGS:
                 fields["period_agg"] = period_agg
             elif period_agg:
-                self.errors.add(f"{field}.period_agg: '{period_agg}' is not " + ("supported yet (use first or last)" if period_agg == "average"
-                                else "a period aggregation (use first or last)"), where(file, node, "period_agg", field=f"{field}.period_agg"),
+                self.errors.add(f"{field}.period_agg: '{period_agg}' is not a period aggregation (use {', '.join(PERIOD_AGGS)})",
+                                where(file, node, "period_agg", field=f"{field}.period_agg"),
                                 code="invalid_metric", suggestions=nearest(period_agg, PERIOD_AGGS, 1))
+            periods = self.text(node, "periods", file, field).lower()
+            if periods in PERIODS:
+                fields["periods"] = periods
+            elif periods:
+                self.errors.add(f"{field}.periods: '{periods}' is not a choice of periods (use {' or '.join(PERIODS)})",
+                                where(file, node, "periods", field=f"{field}.periods"),
+                                code="invalid_metric", suggestions=nearest(periods, PERIODS, 1))
             if grain:
                 if grain not in GRAINS:
                     self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(GRAINS)})",

@@ -176,7 +176,8 @@ class Metric:
     time_dimension: str | None = None  # cumulative
     window: Window | None = None
     grain_to_date: str | None = None
-    period_agg: str | None = None  # cumulative above day grain: "first" day's value (MetricFlow's default) or "last" (ours)
+    period_agg: str | None = None  # cumulative above day grain: "first" or "last" day's value (ours) or the "average" day's
+    periods: str | None = None  # cumulative: "data_range" (ours: first to last period with rows) or "nonempty_window" (MetricFlow's)
     time_grain: str | None = None  # the grain of a bare `metric_time` (day when not given)
     fill_nulls_with: int | float | None = None  # simple: the value of a period/group without rows (engine/sql/timespine_fill.py)
     join_to_timespine: bool = False  # simple: one row per time-spine period when grouped by time

@@ -278,13 +278,18 @@ class Planner:
             needed += [(ref, f.field) for ref in f.dimension_refs()]
         if cumulative is not None:
             time_ref = self.layer_resolver.dimension(cumulative.time_dimension or "", f"metric {cumulative.name}.time_dimension")
-            if not any(ref.dimension is time_ref.dimension for ref in group_keys):
+            if not any(ref.dimension is time_ref.dimension for ref in group_keys) and all_time(cumulative):
+                cumulative = None  # no periods: an all-time running total is the plain aggregate of every row (as in MetricFlow)
+            elif not any(ref.dimension is time_ref.dimension for ref in group_keys):
                 raise QueryError(
                     f"cumulative metric '{cumulative.name}' needs its time dimension {cumulative.time_dimension} in group_by "
-                    f"(at any grain, e.g. {cumulative.time_dimension}__month)",
+                    f"(at any grain, e.g. {cumulative.time_dimension}__month): its "
+                    + (f"window ({cumulative.window.count} {cumulative.window.unit}s)" if cumulative.window else
+                       f"grain_to_date ({cumulative.grain_to_date})") + " ends at a period; only an all-time cumulative metric is read without one (as its total)",
                     code="missing_time_dimension", location=Location(field=origin),
                 )
-            needed.append((time_ref, origin))
+            if cumulative is not None:
+                needed.append((time_ref, origin))
         paths: dict[tuple[str, tuple[str, ...]], tuple[DimRef, Path]] = {}
         fan_out = None
         for ref, field in needed:
@@ -316,3 +321,8 @@ class Planner:
                                  and all(d.dimension.qualified_name == cumulative.time_dimension for d in f.dimension_refs()))
         return FactGroup(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, cumulative,
                          group_keys, where, time_filters)
+
+
+def all_time(metric: Metric) -> bool:
+    """A cumulative metric over all history: neither a window nor a grain to date."""
+    return metric.window is None and not metric.grain_to_date

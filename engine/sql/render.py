@@ -6,7 +6,7 @@ Shapes, from simplest to most general:
   so every row of the measure's model counts once per group;
 - several aggregations: one CTE each, stacked with UNION ALL and collapsed by GROUP BY on the
   group keys (NULL-safe on every engine, no FULL JOIN needed), then the metric math;
-- cumulative metrics: a CTE of periods from the time spine joined to the rows in each window.
+- cumulative metrics: a CTE of periods from the time spine joined to the rows in each window (cumulative.py).
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Callable, cast
 from sqlglot import exp
 
 from ..layer.joins import Path
-from ..layer.model import GRAINS, Measure, Model, SemanticLayer
+from ..layer.model import Measure, Model, SemanticLayer
 from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
-from .dialects import add_interval, date_literal, date_part, to_date, truncate
+from .dialects import add_interval, date_literal, date_part, truncate
 from .percentile import PERCENTILE_AGGS, percentile_aggregate
 from .semi_additive import on_window, window_columns
 from .metric_joins import join_metric_filters, metric_aware
@@ -240,108 +240,6 @@ class Renderer:
     # -- cumulative ------------------------------------------------------------------------
     def cumulative_ctes(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
                         time_filters: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
-        metric = group.cumulative
-        assert metric is not None, "only a cumulative group has cumulative CTEs"
-        model = self.layer.models[group.model]
-        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
-        tree = JoinTree(model, list(group.paths), self.layer, self.source_for)
-        time_ref = next(ref for ref, _ in group.paths if ref.dimension.qualified_name == metric.time_dimension and not ref.keys) \
-            if any(ref.dimension.qualified_name == metric.time_dimension and not ref.keys for ref, _ in group.paths) \
-            else next(ref for ref, _ in group.paths if ref.dimension.qualified_name == metric.time_dimension)
+        from .cumulative import cumulative_ctes  # it builds on this module's JoinTree
 
-        @metric_aware
-        def render_ref(ref: DimRef) -> exp.Expression:
-            return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
-
-        is_time = [ref.dimension.qualified_name == metric.time_dimension and not ref.date_part for ref in keys]
-        grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t]
-        period_grain = min(grains, key=GRAINS.index)
-        row_filters = [f for f in (*where, *group.metric_filters) if f not in time_filters]
-        query = join_metric_filters(tree.select(), row_filters, render_ref, self)
-        conditions = [self.filter_expr(f, render_ref) for f in row_filters]
-        if conditions:
-            query = query.where(*conditions, copy=False)
-        day = to_date(qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)])), self.dialect)
-        projection = []
-        if group.dedupe:
-            projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
-        projection.append(exp.alias_(day, "t", quoted=True))
-        projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
-        projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
-        rows = query.select(*projection, copy=False)
-        if group.dedupe:
-            rows = rows.distinct(copy=False)
-
-        rows_name, periods_name = f"{group.id}_rows", f"{group.id}_periods"
-        spine = self.layer.time_spine
-        assert spine is not None, "validated: a cumulative metric needs a time spine"
-        spine_col = col(spine.column, "spine")
-        bounds: list[exp.Expression] = [
-            exp.GTE(this=spine_col.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Min(this=col("t"))]).from_(ident(rows_name)))),
-            exp.LTE(this=spine_col.copy(), expression=exp.Subquery(this=exp.Select(expressions=[exp.Max(this=col("t"))]).from_(ident(rows_name)))),
-        ]
-        for f in time_filters:
-            bounds.append(self.filter_expr(f, lambda ref: truncate(spine_col.copy(), ref.grain, self.dialect) if ref.grain else spine_col.copy()))
-        periods = (
-            exp.Select(expressions=[exp.alias_(truncate(spine_col.copy(), period_grain, self.dialect), "period", quoted=True)])
-            .from_(aliased(spine.table_node, "spine"))
-            .where(*bounds, copy=False)
-            .distinct(copy=False)
-        )
-
-        period = col("period", "p")
-        # the window ends with the period's last day, or its first with `period_agg: first` (MetricFlow's default)
-        next_start = add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else period_grain, self.dialect)
-        on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
-        if metric.window is not None:
-            on.append(exp.GTE(this=col("t", "r"), expression=add_interval(next_start.copy(), -metric.window.count, metric.window.unit, self.dialect)))
-        elif metric.grain_to_date:
-            period_end = add_interval(next_start.copy(), -1, "day", self.dialect)
-            on.append(exp.GTE(this=col("t", "r"), expression=truncate(period_end, metric.grain_to_date, self.dialect)))
-        other_keys = any(not t for t in is_time)
-        ctes = [(rows_name, rows), (periods_name, periods)]
-        # Sums, counts, minima and maxima re-aggregate: fold the rows to one per day (and other key)
-        # first, so each period joins a few hundred days instead of every row (40x on PostgreSQL).
-        per_day = all(a.measure.agg in _REAGGREGATE for a in group.aggregates)
-        joined = rows_name
-        if per_day:
-            joined = f"{group.id}_days"
-            day_keys = [col("t")] + [col(f"g{i}") for i, t in enumerate(is_time) if not t]
-            inputs = [exp.alias_(self.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True)
-                      for a in group.aggregates]
-            days = (exp.Select(expressions=[*[k.copy() for k in day_keys], *inputs]).from_(ident(rows_name))
-                    .group_by(*day_keys, copy=False))
-            ctes.append((joined, days))
-        join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
-                        **({"kind": "INNER"} if other_keys else {"side": "LEFT"}))
-        key_exprs = []
-        for i, (ref, t) in enumerate(zip(keys, is_time)):
-            if t:
-                grain = ref.grain or "day"
-                key_exprs.append(period.copy() if grain == period_grain else truncate(period.copy(), grain, self.dialect))
-            else:
-                key_exprs.append(col(f"g{i}", "r"))
-        projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        if per_day:
-            projection += [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
-                           for a in group.aggregates]
-        else:
-            projection += [exp.alias_(self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
-                           for a in group.aggregates]
-        final = (
-            exp.Select(expressions=projection)
-            .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
-            .join(join, copy=False)
-            .group_by(*[k.copy() for k in key_exprs], copy=False)
-        )
-        return [*ctes, (group.id, final)]
-
-
-_REAGGREGATE = ("sum", "count", "min", "max")
-
-
-def _reaggregate(agg: str, partial: exp.Expression) -> exp.Expression:
-    """The aggregate of per-day partial results: a count is the sum of counts (0, not NULL, for none)."""
-    if agg == "count":
-        return exp.Coalesce(this=exp.Sum(this=partial), expressions=[exp.Literal.number(0)])
-    return cast(exp.Expression, {"sum": exp.Sum, "min": exp.Min, "max": exp.Max}[agg](this=partial))
+        return cumulative_ctes(self, group, keys, where, time_filters)

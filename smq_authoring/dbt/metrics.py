@@ -305,9 +305,9 @@ class MetricMapping:
                             f"metric '{found.name}': a {what} in {unit}s: grains below a day are {NOT_YET}")
                 return None
         period_agg = str(nested.get("period_agg") or "first").lower()  # MetricFlow's default: the period's first day
-        if period_agg not in ("first", "last"):
-            self.refuse(found.at(nested, "period_agg"), f"metric '{found.name}': period_agg '{period_agg}' "
-                        f"(a period's average daily value) is {NOT_YET}")
+        if period_agg not in ("first", "last", "average"):
+            self.refuse(found.at(nested, "period_agg"), f"metric '{found.name}': period_agg '{period_agg}' is not one of "
+                        "MetricFlow's (first, last, average)")
             return None
         if self.time_spine() is None:
             self.refuse(found.at(found.body, "type"), f"metric '{found.name}': a cumulative metric needs a time spine, and "
@@ -324,6 +324,7 @@ class MetricMapping:
         if grain:
             out["grain_to_date"] = str(grain)
         out["period_agg"] = period_agg
+        out["periods"] = "nonempty_window"  # MetricFlow's: every spine period whose window holds a row
         return out
 
     def metric_home(self, found: Found, metric: dict[str, Any]) -> str:

@@ -126,16 +126,22 @@ def test_an_offset_needs_metric_time_and_no_offset_inside_it(tmp_path: Path) -> 
     assert "INNER JOIN" in sql and "spine" in sql  # the spine's days, each reading the orders of a week before
 
 
-def test_period_agg_takes_first_or_last(tmp_path: Path) -> None:
+def test_period_agg_and_periods_take_their_choices(tmp_path: Path) -> None:
     errs = errors_of(tmp_path, with_metrics("""
           - {name: cumFirst, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate, period_agg: frist}
           - {name: cumAvg, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate, period_agg: average}
           - {name: simpleFirst, type: simple, measure: OrderModel__orderCount, period_agg: first}
+          - {name: cumPeriods, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate,
+             periods: nonempty_windows}
+          - {name: simplePeriods, type: simple, measure: OrderModel__orderCount, periods: data_range}
     """))
     text = "\n".join(errs)
-    assert "metrics[2].period_agg: 'frist' is not a period aggregation (use first or last); did you mean 'first'?" in text
-    assert "metrics[3].period_agg: 'average' is not supported yet (use first or last)" in text
+    assert "metrics[2].period_agg: 'frist' is not a period aggregation (use first, last, average); did you mean 'first'?" in text
+    assert "metrics[3]" not in text  # average is a period aggregation
     assert "metrics[4].period_agg: not used by a simple metric" in text
+    assert ("metrics[5].periods: 'nonempty_windows' is not a choice of periods (use data_range or nonempty_window); "
+            "did you mean 'nonempty_window'?") in text
+    assert "metrics[6].periods: not used by a simple metric" in text
 
 
 def test_one_inputs_list_takes_filters_and_offsets_together(tmp_path: Path) -> None:

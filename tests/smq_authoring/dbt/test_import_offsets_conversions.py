@@ -40,4 +40,6 @@ def test_conversion_metrics_name_both_measures_and_properties(imported: Path) ->
 
 @needs_mf
 def test_cumulative_metrics_say_metricflow_s_period_agg(imported: Path) -> None:  # noqa: F811
-    assert _metric(imported, "bookings_source", "bookings_all_time")["period_agg"] == "first"  # MetricFlow's default
+    all_time = _metric(imported, "bookings_source", "bookings_all_time")
+    assert all_time["period_agg"] == "first" and all_time["periods"] == "nonempty_window"  # MetricFlow's defaults
+    assert _metric(imported, "revenue", "trailing_2_months_revenue")["period_agg"] == "average"

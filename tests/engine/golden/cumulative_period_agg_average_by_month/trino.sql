@@ -1,0 +1,55 @@
+WITH "f0_rows" AS (
+  SELECT
+    CAST("orders".order_date AS DATE) AS "t",
+    "orders".order_id AS "i0"
+  FROM orders AS "orders"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    CAST("spine"."date_day" AS DATE) AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" >= CAST(DATE_TRUNC('month', (
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    )) AS DATE)
+    AND "spine"."date_day" < DATE_ADD(
+      'month',
+      1,
+      CAST(DATE_TRUNC('month', (
+        SELECT
+          MAX("t")
+        FROM "f0_rows"
+      )) AS DATE)
+    )
+), "f0_days" AS (
+  SELECT
+    "t",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
+), "f0_daily" AS (
+  SELECT
+    "p"."period" AS "day",
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
+  FROM "f0_periods" AS "p"
+  LEFT JOIN "f0_days" AS "r"
+    ON "r"."t" < DATE_ADD('day', 1, "p"."period")
+    AND "r"."t" >= DATE_ADD('day', -30, DATE_ADD('day', 1, "p"."period"))
+  GROUP BY
+    "p"."period"
+), "f0" AS (
+  SELECT
+    CAST(DATE_TRUNC('month', "d"."day") AS DATE) AS "g0",
+    AVG(CAST("d"."a0" AS DOUBLE)) AS "a0"
+  FROM "f0_daily" AS "d"
+  GROUP BY
+    CAST(DATE_TRUNC('month', "d"."day") AS DATE)
+)
+SELECT
+  "m"."g0" AS "OrdersModel__orderDate__month",
+  "m"."a0" AS "ordersLast30DaysAverage"
+FROM "f0" AS "m"
+ORDER BY
+  "OrdersModel__orderDate__month" ASC
