@@ -107,7 +107,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
                     for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
         if metric.conversion is not None:  # base_measure / conversion_measure filters, at their own lines
-            filters += [(text, node, floc.field.rpartition(".filters")[0], floc)
+            filters += [(text, node, str(floc.field or field or "").rpartition(".filters")[0], floc)
                         for text, node, floc in (*metric.conversion.base_filters, *metric.conversion.conversion_filters)]
         for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
             checked = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
