@@ -11,16 +11,20 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
 from ..errors import Location, nearest
+from .exprs import ExprError, parse_expression
 from .model import Window
 
 if TYPE_CHECKING:
+    from .elements import ElementReader
     from .model import SemanticLayer
-    from .reader import BaseReader
     from .yamlpos import YMap
 
 CONVERSION_KEYS = ("base_measure", "conversion_measure", "entity", "calculation", "constant_properties")
 CALCULATIONS = ("conversion_rate", "conversions")
+MEASURE_INPUT_KEYS = ("name", "filters")  # `base_measure: {name, filters}` (MetricFlow's MetricInputMeasure filter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,14 +36,39 @@ class Conversion:
     window: Window | None  # None: any time after the base event
     constant_properties: tuple[tuple[str, str], ...]  # (base dimension, conversion dimension) pairs that must be equal
     location: Location
+    # `base_measure: {name, filters}`: restrict the base events (as the metric's own `filters` do);
+    # `conversion_measure: {name, filters}`: restrict the conversion events (each with the field that names it)
+    base_filters: tuple[tuple[str, exp.Expression, Location], ...] = ()
+    conversion_filters: tuple[tuple[str, exp.Expression, Location], ...] = ()
 
 
-def read_conversion(reader: BaseReader, node: YMap, file: str, field: str, window_rule: re.Pattern[str]) -> Conversion | None:
+def _measure_input(reader: ElementReader, node: YMap, key: str, file: str, field: str
+                   ) -> tuple[str, tuple[tuple[str, exp.Expression, Location], ...]]:
+    """`base_measure` / `conversion_measure`: a measure's name, or `{name, filters}`."""
+    from .yamlpos import YMap
+
+    value = node.get(key)
+    if not isinstance(value, YMap):
+        return reader.text(node, key, file, field, required=True), ()
+    ifield = f"{field}.{key}"
+    reader.known_keys(value, MEASURE_INPUT_KEYS, file, ifield)
+    name = reader.text(value, "name", file, ifield, required=True)
+    filters = []
+    for text, loc in reader.string_list(value, "filters", file, ifield):
+        try:
+            filters.append((text, parse_expression(text, reader.dialect), loc))
+        except ExprError as err:  # reported; the metric is not built
+            reader.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
+            name = ""
+    return name, tuple(filters)
+
+
+def read_conversion(reader: ElementReader, node: YMap, file: str, field: str, window_rule: re.Pattern[str]) -> Conversion | None:
     """The keys of a `type: conversion` metric, each checked on its own."""
     from .yamlpos import where
 
-    base = reader.text(node, "base_measure", file, field, required=True)
-    conversion = reader.text(node, "conversion_measure", file, field, required=True)
+    base, base_filters = _measure_input(reader, node, "base_measure", file, field)
+    conversion, conversion_filters = _measure_input(reader, node, "conversion_measure", file, field)
     entity = reader.text(node, "entity", file, field, required=True)
     calculation = reader.text(node, "calculation", file, field, default="conversion_rate").lower()
     ok = bool(base and conversion and entity)
@@ -74,7 +103,8 @@ def read_conversion(reader: BaseReader, node: YMap, file: str, field: str, windo
             ok = False
     if not ok:
         return None
-    return Conversion(base, conversion, entity, calculation, window, tuple(pairs), where(file, node, "base_measure", field=field))
+    return Conversion(base, conversion, entity, calculation, window, tuple(pairs), where(file, node, "base_measure", field=field),
+                      base_filters, conversion_filters)
 
 
 def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion, errors: Any) -> None:

@@ -19,7 +19,7 @@ from .exprs import ExprError, parse_expression
 from .inputs import read_input
 from ..errors import Location
 from .model import (
-    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, Dimension, Entity, Measure, Metric, MetricInput,
+    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, TIME_TYPES, Dimension, Entity, Measure, Metric, MetricInput,
     Window,
 )
 from .reader import BaseReader
@@ -28,7 +28,7 @@ from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
-DIMENSION_KEYS = ("name", "type", "description", "expr")
+DIMENSION_KEYS = ("name", "type", "description", "expr", "time_granularity")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
@@ -71,7 +71,15 @@ class ElementReader(BaseReader):
             if name:
                 self.broken.add(f"{model}__{name}")
             return None
-        return Dimension(model, name, kind, self.text(node, "description", file, field), expr_text, parsed, where(file, node, "name", field=field))
+        grain = self.text(node, "time_granularity", file, field).lower() or None
+        if grain and (kind not in TIME_TYPES or grain not in GRAINS):
+            self.errors.add(f"{field}.time_granularity: " + (f"unknown grain '{grain}' (use {', '.join(GRAINS)})" if kind in TIME_TYPES
+                            else f"only a date or timestamp dimension has a grain (this one is {kind})"),
+                            where(file, node, "time_granularity", field=f"{field}.time_granularity"), code="invalid_type",
+                            suggestions=nearest(grain, GRAINS, 1) if kind in TIME_TYPES else [])
+            grain = None
+        return Dimension(model, name, kind, self.text(node, "description", file, field), expr_text, parsed,
+                         where(file, node, "name", field=field), grain if grain != "day" else None)
 
     def _measure(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Measure | None:
         field = f"measures[{i}]"
@@ -182,7 +190,7 @@ class ElementReader(BaseReader):
         allowed = {"simple": {"measure", "filters"}, "ratio": {"numerator", "denominator", "filters"},
                    "derived": {"expr", "inputs", "filters"},
                    "cumulative": {"measure", "time_dimension", "window", "grain_to_date", "period_agg", "periods", "filters"},
-                   "conversion": {*CONVERSION_KEYS, "window"}}[kind]
+                   "conversion": {*CONVERSION_KEYS, "window", "filters"}}[kind]
         for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
                     *CONVERSION_KEYS, "period_agg", "periods"):
             if key in node and key not in allowed:

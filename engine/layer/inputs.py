@@ -85,7 +85,7 @@ def input_named(inputs: tuple[MetricInput, ...], reference: str) -> MetricInput 
 
 
 def check_inputs(metric_name: str, inputs: tuple[MetricInput, ...], used: tuple[str, ...], has_spine: bool,
-                 errors: Any, cumulative: dict[str, str]) -> None:
+                 errors: Any) -> None:
     """Cross-file checks: aliases unique and used, offsets only on what can be shifted, a time spine for offsets
     (that each input exists is checked with the other metric inputs, in validate.py)."""
     seen: dict[str, Location] = {}
@@ -98,9 +98,6 @@ def check_inputs(metric_name: str, inputs: tuple[MetricInput, ...], used: tuple[
         if item.reference not in used:
             errors.add(f"{item.location.field}: input '{item.reference}' is not used by the expr of metric {metric_name}",
                        item.location, code="invalid_metric", suggestions=nearest(item.reference, list(used)))
-        if item.offset is not None and item.name in cumulative:
-            errors.add(f"{item.location.field}: '{item.name}' is a {cumulative[item.name]} metric; an offset on it is not supported "
-                       "yet", item.location, code="invalid_metric")
         if item.offset is not None and not has_spine:
             errors.add(f"{item.location.field}: an offset input needs a time spine: add time_spine (table, column) to database.yml",
                        item.location, code="missing_time_spine")

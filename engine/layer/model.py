@@ -59,6 +59,9 @@ class Dimension:
     expr: str
     node: exp.Expression
     location: Location
+    # a time dimension's declared grain (`time_granularity`, MetricFlow's): its values are periods of it, e.g. a
+    # monthly snapshot; conversion metrics compare event times at the coarsest grain of their two time dimensions
+    grain: str | None = None
 
     @property
     def qualified_name(self) -> str:

@@ -92,8 +92,7 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
         if metric.type == "derived" and metric.derived_inputs:
-            check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None, errors,
-                         {m.name: m.type for m in layer.metrics.values() if m.type == "conversion"})
+            check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None, errors)
         if metric.conversion is not None:
             check_conversion(layer, metric.name, metric.conversion, errors)
         if metric.type == "derived" and metric.expr_node is not None:
@@ -107,6 +106,9 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         filters = [(text, node, field, loc) for text, node in zip(metric.filters, metric.filter_nodes)]
         filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
                     for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
+        if metric.conversion is not None:  # base_measure / conversion_measure filters, at their own lines
+            filters += [(text, node, str(floc.field or field or "").rpartition(".filters")[0], floc)
+                        for text, node, floc in (*metric.conversion.base_filters, *metric.conversion.conversion_filters)]
         for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
             checked = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
             if checked is None:  # its METRIC(...) call is reported

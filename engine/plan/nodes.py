@@ -44,6 +44,8 @@ class FactGroup:
     time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only
     offset: Offset | None = None  # a derived metric's offset input: values read from another period (sql/offsets.py)
     conversion: Metric | None = None  # the conversions of a conversion metric (sql/conversion.py)
+    conversion_filters: tuple[Filter, ...] = ()  # its conversion_measure's filters: on the conversion events
+    conversion_paths: tuple[tuple[DimRef, Path], ...] = ()  # their dimensions' paths from the conversion measure's model
 
 
 @dataclass(frozen=True, slots=True)

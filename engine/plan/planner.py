@@ -20,7 +20,7 @@ from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
 from ..sql.dialects import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
-from .conversion import conversion_template
+from .conversion import ConversionEvents, conversion_template, with_conversion
 from .offsets import check_offset_keys, offset_input, offset_key
 
 Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
@@ -50,7 +50,7 @@ class Planner:
         self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
         self.offset: Offset | None = None  # while expanding a derived metric's offset input (plan/offsets.py)
         self.group_offset: dict[GroupKey, Offset | None] = {}
-        self.group_conversion: dict[GroupKey, Metric] = {}  # the conversions of a conversion metric (plan/conversion.py)
+        self.group_conversion: dict[GroupKey, ConversionEvents] = {}  # the conversions of a conversion metric (plan/conversion.py)
 
     # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
     def time_dimension(self, measure: Measure, cumulative: Metric | None) -> Dimension | None:
@@ -264,7 +264,7 @@ class Planner:
             offset = self.group_offset.get(key)
             if offset is not None:
                 group = replace(group, offset=check_offset_keys(self.layer, group, offset, self.first_use[key]))
-            out.append(replace(group, conversion=self.group_conversion[key]) if key in self.group_conversion else group)
+            out.append(with_conversion(group, self.group_conversion[key]) if key in self.group_conversion else group)
         return tuple(out)
 
     def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],

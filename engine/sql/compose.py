@@ -43,10 +43,10 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
             if group.cumulative is not None:
                 cumulative = renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
                 ctes += cumulative if group.offset is None else offset_cumulative(renderer, group, cumulative, group.keys)
+            elif group.conversion is not None:  # read at an offset too: its base events shifted (sql/conversion.py)
+                ctes += conversion_ctes(renderer, group, group.keys, group.where)
             elif group.offset is not None:
                 ctes += offset_ctes(renderer, group, group.keys, group.where)
-            elif group.conversion is not None:
-                ctes += conversion_ctes(renderer, group, group.keys, group.where)
             else:
                 ctes.append((group.id, renderer.group_cte(group, group.keys, group.where)))
         keys = [f"g{i}" for i in range(len(plan.group_keys))]

@@ -13,12 +13,13 @@ from sqlglot import exp
 
 from ..errors import QueryError, Location
 from ..layer.exprs import parse_expression
-from ..layer.model import Model
+from ..layer.model import GRAINS, Dimension, Measure, Model
 from ..plan.nodes import FactGroup
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import to_date
-from .offsets import shift
+from .dialects import date_part, to_date, truncate
+from .metric_joins import join_metric_filters, metric_aware
+from .offsets import _one_day_per_period, join_grain, shift
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
 
 
@@ -48,33 +49,27 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
     tree = JoinTree(base_model, list(group.paths), layer, renderer.source_for)
 
+    @metric_aware  # a metric filter's value is its joined subquery's column
     def render_ref(ref: DimRef) -> exp.Expression:
         return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
+    grain = compare_grain(base_time, conv_time)
+    shifted = {i for i, ref in enumerate(keys) if ref.dimension is base_time and not ref.keys} if group.offset else set()
     base_alias = tree.root_alias
     projection = [exp.alias_(_entity(base_model, params.entity, base_alias, dialect), "entity", quoted=True),
-                  exp.alias_(to_date(qualify(base_time.node, base_alias), dialect), "t", quoted=True)]
+                  exp.alias_(_period(qualify(base_time.node, base_alias), grain, dialect), "t", quoted=True)]
+    if group.offset:  # the base event's day: where it lands once shifted
+        projection.append(exp.alias_(to_date(qualify(base_time.node, base_alias), dialect), "d", quoted=True))
     for i, (left, _) in enumerate(params.constant_properties):
         projection.append(exp.alias_(qualify(base_model.dimensions[left.partition("__")[2]].node, base_alias), f"c{i}", quoted=True))
-    projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, ref in enumerate(keys)]
-    base_rows = tree.select().select(*projection, copy=False)
-    conditions = [renderer.filter_expr(f, render_ref) for f in where]
+    projection += [exp.alias_(exp.Null() if i in shifted else render_ref(ref), f"g{i}", quoted=True) for i, ref in enumerate(keys)]
+    row_filters = (*where, *group.metric_filters)  # the query's filters and the metric's: on the base events
+    base_rows = join_metric_filters(tree.select(), row_filters, render_ref, renderer).select(*projection, copy=False)
+    conditions = [renderer.filter_expr(f, render_ref) for f in row_filters]
     if conditions:
         base_rows = base_rows.where(*conditions, copy=False)
 
-    conv_alias = "conversion_events"
-    conv_day = to_date(qualify(conv_time.node, conv_alias), dialect)
-    value = qualify(conv_measure.node, conv_alias) if conv_measure.node is not None else exp.Literal.number(1)
-    conv_projection = [
-        exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=conv_day.copy())])), "id", quoted=True),
-        exp.alias_(_entity(conv_model, params.entity, conv_alias, dialect), "entity", quoted=True),
-        exp.alias_(conv_day, "t", quoted=True),
-        exp.alias_(value, "v", quoted=True),
-    ]
-    for i, (_, right) in enumerate(params.constant_properties):
-        conv_projection.append(exp.alias_(qualify(conv_model.dimensions[right.partition("__")[2]].node, conv_alias), f"c{i}", quoted=True))
-    conv_rows = exp.Select(expressions=conv_projection).from_(aliased(renderer.source_for(conv_model), conv_alias))
-
+    conv_rows = _conversion_events(renderer, group, conv_model, conv_measure, conv_time, grain)
     base_name, conv_name_cte, attributed_name = f"{group.id}_base", f"{group.id}_conversions", f"{group.id}_attributed"
     on: list[exp.Expression] = [exp.EQ(this=col("entity", "b"), expression=col("entity", "c")),
                                 exp.LTE(this=col("t", "b"), expression=col("t", "c"))]
@@ -83,11 +78,16 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     on += [exp.EQ(this=col(f"c{i}", "b"), expression=col(f"c{i}", "c")) for i in range(len(params.constant_properties))]
     closest = exp.Window(this=exp.RowNumber(), partition_by=[col("id", "c")],
                          order=exp.Order(expressions=[exp.Ordered(this=col("t", "b"), desc=True)]))
+    carried = [col("d", "b")] if group.offset else []
     attributed = (
-        exp.Select(expressions=[col("v", "c"), *[col(f"g{i}", "b") for i in range(len(keys))], exp.alias_(closest, "rn", quoted=True)])
+        exp.Select(expressions=[col("v", "c"), *[col(f"g{i}", "b") for i in range(len(keys))], *carried,
+                                exp.alias_(closest, "rn", quoted=True)])
         .from_(exp.Table(this=ident(base_name), alias=exp.TableAlias(this=ident("b"))))
         .join(exp.Table(this=ident(conv_name_cte), alias=exp.TableAlias(this=ident("c"))), on=exp.and_(*on), join_type="INNER", copy=False)
     )
+    if group.offset is not None:
+        return [(base_name, base_rows), (conv_name_cte, conv_rows), (attributed_name, attributed),
+                *shifted_conversions(renderer, group, keys, where, attributed_name, base_time, shifted, conv_measure.agg)]
     key_cols = [col(f"g{i}") for i in range(len(keys))]
     counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_cols)],
                                        exp.alias_(renderer.aggregate(conv_measure.agg, col("v")), group.aggregates[0].id, quoted=True)])
@@ -95,3 +95,87 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     if key_cols:
         counted = counted.group_by(*[k.copy() for k in key_cols], copy=False)
     return [(base_name, base_rows), (conv_name_cte, conv_rows), (attributed_name, attributed), (group.id, counted)]
+
+
+def compare_grain(base_time: Dimension, conv_time: Dimension) -> str:
+    """The grain base and conversion times are compared at: the coarsest grain either time dimension declares
+    (MetricFlow's minimum queryable grain of the metric), else day."""
+    declared = [g for g in (base_time.grain, conv_time.grain) if g]
+    return max(declared, key=GRAINS.index) if declared else "day"
+
+
+def _period(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
+    return to_date(value, dialect) if grain == "day" else truncate(value, grain, dialect)
+
+
+def _conversion_events(renderer: Renderer, group: FactGroup, model: Model, measure: Measure, time: Dimension,
+                       grain: str) -> exp.Select:
+    """One row per conversion event (a numbered id, the entity, its period, its value, its constant properties),
+    restricted by the conversion_measure's filters (their dimensions joined many_to_one)."""
+    metric = group.conversion
+    assert metric is not None and metric.conversion is not None
+    params, dialect = metric.conversion, renderer.dialect
+    if group.conversion_filters:
+        tree = JoinTree(model, list(group.conversion_paths), renderer.layer, renderer.source_for)
+        alias = tree.root_alias
+        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.conversion_paths}
+
+        @metric_aware
+        def render_ref(ref: DimRef) -> exp.Expression:
+            return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
+
+        rows = join_metric_filters(tree.select(), group.conversion_filters, render_ref, renderer)
+        rows = rows.where(*[renderer.filter_expr(f, render_ref) for f in group.conversion_filters], copy=False)
+    else:
+        alias = "conversion_events"
+        rows = exp.Select().from_(aliased(renderer.source_for(model), alias))
+    day = _period(qualify(time.node, alias), grain, dialect)
+    value = qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
+    projection = [
+        exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=day.copy())])), "id", quoted=True),
+        exp.alias_(_entity(model, params.entity, alias, dialect), "entity", quoted=True),
+        exp.alias_(day, "t", quoted=True),
+        exp.alias_(value, "v", quoted=True),
+    ]
+    for i, (_, right) in enumerate(params.constant_properties):
+        projection.append(exp.alias_(qualify(model.dimensions[right.partition("__")[2]].node, alias), f"c{i}", quoted=True))
+    return rows.select(*projection, copy=False)
+
+
+def shifted_conversions(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...], attributed: str,
+                        dim: Dimension, shifted: set[int], agg: str) -> list[tuple[str, exp.Select]]:
+    """A conversion metric read at an offset: each attributed conversion counts at the spine period whose shifted day
+    (or grain start) is its base event's day, as a simple metric's rows do (sql/offsets.py); the other keys are the
+    base event's. A query filter on the shifted axis alone holds for the period too (it held for the base events)."""
+    offset, layer, dialect = group.offset, renderer.layer, renderer.dialect
+    assert offset is not None and layer.time_spine is not None, "validated: an offset input needs a time spine"
+    grain = join_grain(offset, keys, dim)
+    periods_name = f"{group.id}_periods"
+    periods = (exp.Select(expressions=[exp.alias_(truncate(col(layer.time_spine.column, "spine"), grain, dialect), "period", quoted=True)])
+               .from_(aliased(layer.time_spine.table_node, "spine")))
+    if grain != "day":
+        periods = periods.distinct(copy=False)
+    period = col("period", "p")
+
+    def on_axis(ref: DimRef) -> exp.Expression:
+        if ref.date_part:
+            return date_part(period.copy(), ref.date_part, dialect)
+        return period.copy() if (ref.grain or "day") == grain else truncate(period.copy(), ref.grain or "day", dialect)
+
+    row_day = col("d", "a") if grain == "day" else truncate(col("d", "a"), grain, dialect)
+    looked_up = (shift(period.copy(), -offset.window.count, offset.window.unit, dialect) if offset.window is not None
+                 else truncate(period.copy(), str(offset.to_grain), dialect))
+    conditions: list[exp.Expression] = [exp.EQ(this=col("rn", "a"), expression=exp.Literal.number(1))]
+    conditions += [renderer.filter_expr(f, on_axis) for f in where
+                   if f.dimension_refs() and all(r.dimension is dim and not r.keys for r in f.dimension_refs()) and not f.metric_refs()]
+    conditions += _one_day_per_period(offset, keys, dim, grain, period, dialect)
+    key_exprs = [on_axis(ref) if i in shifted else col(f"g{i}", "a") for i, ref in enumerate(keys)]
+    counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
+                                       exp.alias_(renderer.aggregate(agg, col("v", "a")), group.aggregates[0].id, quoted=True)])
+               .from_(exp.Table(this=ident(attributed), alias=exp.TableAlias(this=ident("a"))))
+               .join(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
+                     on=exp.EQ(this=looked_up, expression=row_day), join_type="INNER", copy=False)
+               .where(*conditions, copy=False))
+    if key_exprs:
+        counted = counted.group_by(*[k.copy() for k in key_exprs], copy=False)
+    return [(periods_name, periods), (group.id, counted)]

@@ -201,6 +201,8 @@ class Converter(MetricMapping):
                 self.refuse(found.at(item, "type_params"), f"dimension '{name}' of {model}: validity_params (SCD type II) are {NOT_YET}")
                 return None
             out["type"] = "timestamp" if grain in FINE_GRAINS else "date"
+            if grain in ("week", "month", "quarter", "year"):  # a monthly snapshot: conversions compare at its grain
+                out["time_granularity"] = grain
         else:
             self.refuse(found.at(item, "type"), f"dimension '{name}' of {model}: unknown type '{kind}' (categorical or time)")
             return None

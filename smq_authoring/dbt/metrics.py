@@ -73,9 +73,6 @@ class MetricMapping:
             return None
         if mapped is None:
             return None
-        if body.get("filter") and kind == "conversion":
-            self.refuse(found.at(body, "filter"), f"metric '{name}': a filter on a {kind} metric is {NOT_YET}")
-            return None
         if body.get("filter") and kind != "simple":  # applies to every measure below it, in MetricFlow's names
             filters = self.filters(found, body, "filter", None)
             if filters is None:
@@ -187,10 +184,6 @@ class MetricMapping:
             if offset is None:
                 return None
             inner = next((f for f in self.sources.metrics if f.name == str(ref.get("name"))), None)
-            if offset and inner is not None and str(inner.body.get("type") or "").lower() == "conversion":
-                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on the {inner.body.get('type')} "
-                            f"metric '{inner.name}' is {NOT_YET}")
-                return None
             if offset and inner is not None and _has_offset_input(inner.body):
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on '{inner.name}', which reads an "
                             f"input at an offset itself, is {NOT_YET}")
@@ -245,10 +238,12 @@ class MetricMapping:
             if got is None:
                 return None
             model, measure, ref = got
-            if ref.get("filter"):
-                self.refuse(found.at(nested, side), f"metric '{found.name}': a filter on the {side} is {NOT_YET}")
-                return None
             out[side] = f"{model}__{measure}"
+            if ref.get("filter"):  # base: on the base events; conversion: on the conversion events (MetricFlow ignores it)
+                filters = self.filters(found, ref, "filter", model)
+                if filters is None:
+                    return None
+                out[side] = {"name": out[side], "filters": filters}
             models[side] = model
         entity = str(nested.get("entity") or "")
         for side, model in models.items():

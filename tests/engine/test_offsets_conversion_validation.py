@@ -39,19 +39,6 @@ def test_offset_inputs_are_checked_where_they_are_written(tmp_path: Path) -> Non
     assert "metrics[2].inputs[3].offset_window: 'a while' is not a window" in text
 
 
-def test_an_offset_on_a_conversion_metric_is_refused_at_load(tmp_path: Path) -> None:
-    orders = ORDERS.replace("        dimensions:\n", "        default_time_dimension: orderDate\n        entities:\n"
-                                                     "          - {name: order, type: primary, expr: id}\n        dimensions:\n", 1)
-    errs = errors_of(tmp_path, with_metrics("""
-          - {name: conv, type: conversion, base_measure: OrderModel__orderCount, conversion_measure: OrderModel__freight, entity: order}
-          - name: convLastWeek
-            type: derived
-            expr: conv
-            inputs: [{name: conv, offset_window: 7 days}]
-    """, orders))
-    assert any("'conv' is a conversion metric; an offset on it is not supported yet" in e for e in errs)
-
-
 def test_a_cumulative_metric_read_at_an_offset_needs_one_day_grain(tmp_path: Path) -> None:
     from .conftest import write_layer
 
@@ -187,7 +174,7 @@ def test_inputs_keys_and_ratio_sides_are_checked_at_their_line(tmp_path: Path) -
     assert "metrics[3].inputs[1].alias: invalid alias 'a__b'" in text
 
 
-def test_a_conversion_metric_under_a_metric_filter_is_refused(tmp_path: Path) -> None:
+def test_a_conversion_metric_under_a_metric_filter_filters_its_base_events(tmp_path: Path) -> None:
     from .conftest import write_layer
 
     orders = ORDERS.replace("        dimensions:\n", "        default_time_dimension: orderDate\n        entities:\n"
@@ -200,6 +187,5 @@ def test_a_conversion_metric_under_a_metric_filter_is_refused(tmp_path: Path) ->
             inputs: [{name: conv, filters: ["OrderModel__status = 'shipped'"]}]
     """, orders))
     layer = load_layer(root / "mini")
-    with pytest.raises(QueryError) as info:
-        layer.compile({"metrics": ["shippedConv"]})
-    assert info.value.code == "unsupported_filter" and "filters on conversion metrics are not supported yet" in info.value.message
+    sql = layer.compile({"metrics": ["shippedConv"]})  # the input's filter restricts the base events (MetricFlow's)
+    assert "'shipped'" in sql[sql.index("_base"):sql.index("_conversions")]

@@ -43,3 +43,12 @@ def test_cumulative_metrics_say_metricflow_s_period_agg(imported: Path) -> None:
     all_time = _metric(imported, "bookings_source", "bookings_all_time")
     assert all_time["period_agg"] == "first" and all_time["periods"] == "nonempty_window"  # MetricFlow's defaults
     assert _metric(imported, "revenue", "trailing_2_months_revenue")["period_agg"] == "average"
+
+
+@needs_mf
+def test_conversion_filters_and_monthly_time_dimensions_are_mapped(imported: Path) -> None:  # noqa: F811
+    metric = _metric(imported, "visits_source", "visit_buy_conversion_rate_with_filter")  # was refused before
+    assert metric["type"] == "conversion" and metric["filters"] == ["visit__referrer_id = 'fb_ad_1'"]
+    buys = plain(load_yaml(imported / "mf" / "models" / "buys_source.yml", "buys_source.yml"))
+    ds_month = next(d for d in buys["dimensions"] if d["name"] == "ds_month")
+    assert ds_month["time_granularity"] == "month"  # conversions compare at its grain (MetricFlow's)

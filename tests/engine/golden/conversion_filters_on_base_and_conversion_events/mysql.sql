@@ -1,0 +1,83 @@
+WITH `f0` AS (
+  SELECT
+    DATE_ADD(
+      MAKEDATE(YEAR(`customers`.signup_date), 1),
+      INTERVAL (QUARTER(`customers`.signup_date) - 1) QUARTER
+    ) AS `g0`,
+    COUNT(`customers`.customer_id) AS `a0`
+  FROM customers AS `customers`
+  WHERE
+    `customers`.signup_date >= '2023-01-01' AND `customers`.segment = 'consumer'
+  GROUP BY
+    DATE_ADD(
+      MAKEDATE(YEAR(`customers`.signup_date), 1),
+      INTERVAL (QUARTER(`customers`.signup_date) - 1) QUARTER
+    )
+), `f1_base` AS (
+  SELECT
+    `customers`.customer_code AS `entity`,
+    DATE(`customers`.signup_date) AS `t`,
+    DATE_ADD(
+      MAKEDATE(YEAR(`customers`.signup_date), 1),
+      INTERVAL (QUARTER(`customers`.signup_date) - 1) QUARTER
+    ) AS `g0`
+  FROM customers AS `customers`
+  WHERE
+    `customers`.signup_date >= '2023-01-01' AND `customers`.segment = 'consumer'
+), `f1_conversions` AS (
+  SELECT
+    ROW_NUMBER() OVER (
+      ORDER BY CASE WHEN DATE(`orders`.order_date) IS NULL THEN 1 ELSE 0 END, DATE(`orders`.order_date)
+    ) AS `id`,
+    UPPER(TRIM(`orders`.customer_ref)) AS `entity`,
+    DATE(`orders`.order_date) AS `t`,
+    UPPER(TRIM(`orders`.customer_ref)) AS `v`
+  FROM orders AS `orders`
+  WHERE
+    `orders`.channel = 'web'
+), `f1_attributed` AS (
+  SELECT
+    `c`.`v`,
+    `b`.`g0`,
+    ROW_NUMBER() OVER (PARTITION BY `c`.`id` ORDER BY `b`.`t` DESC) AS `rn`
+  FROM `f1_base` AS `b`
+  INNER JOIN `f1_conversions` AS `c`
+    ON `b`.`entity` = `c`.`entity`
+    AND `b`.`t` <= `c`.`t`
+    AND `b`.`t` > DATE_ADD(`c`.`t`, INTERVAL -30 DAY)
+), `f1` AS (
+  SELECT
+    `g0` AS `g0`,
+    COUNT(DISTINCT `v`) AS `a1`
+  FROM `f1_attributed`
+  WHERE
+    `rn` = 1
+  GROUP BY
+    `g0`
+), `merged` AS (
+  SELECT
+    `g0`,
+    MAX(`a0`) AS `a0`,
+    MAX(`a1`) AS `a1`
+  FROM (
+    SELECT
+      `g0`,
+      `a0`,
+      NULL AS `a1`
+    FROM `f0`
+    UNION ALL
+    SELECT
+      `g0`,
+      NULL AS `a0`,
+      `a1`
+    FROM `f1`
+  ) AS `stacked`
+  GROUP BY
+    `g0`
+)
+SELECT
+  `m`.`g0` AS `metric_time__quarter`,
+  CAST(`m`.`a1` AS DOUBLE) / NULLIF(`m`.`a0`, 0) AS `consumerSignupToWebOrderRate`
+FROM `merged` AS `m`
+ORDER BY
+  CASE WHEN `m`.`g0` IS NULL THEN 1 ELSE 0 END, `m`.`g0` ASC
