@@ -34,7 +34,6 @@ MINI: dict[str, str] = {
         metrics:
           - {name: shippedCount, type: simple, measure: OrderModel__orderCount, filters: ["OrderModel__status = 'shipped'"]}
           - {name: cumOrders, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate}
-          - {name: weekOrders, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate, window: 7 days}
     """,
     "models/items.yml": """
         name: ItemModel

@@ -189,3 +189,23 @@ def test_a_conversion_metric_under_a_metric_filter_filters_its_base_events(tmp_p
     layer = load_layer(root / "mini")
     sql = layer.compile({"metrics": ["shippedConv"]})  # the input's filter restricts the base events (MetricFlow's)
     assert "'shipped'" in sql[sql.index("_base"):sql.index("_conversions")]
+
+
+def test_a_cumulative_metric_without_its_time_dimension(tmp_path: Path) -> None:
+    """An all-time one is its total (MetricFlow's answer); a window or grain to date needs periods to end at."""
+    from .conftest import write_layer
+
+    root = write_layer(tmp_path, with_metrics("""
+          - {name: weekOrders, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate, window: 7 days}
+          - {name: yearOrders, type: cumulative, measure: OrderModel__orderCount, time_dimension: OrderModel__orderDate,
+             grain_to_date: year}
+    """))
+    layer = load_layer(root / "mini")
+    for metric, why in (("weekOrders", "its window (7 days) ends at a period"), ("yearOrders", "its grain_to_date (year) ends at a period")):
+        with pytest.raises(QueryError) as info:
+            layer.compile({"metrics": [metric], "group_by": ["OrderModel__status"]})
+        assert info.value.code == "missing_time_dimension" and info.value.location.field == "metrics[0]"
+        assert f"needs its time dimension OrderModel__orderDate in group_by (at any grain, e.g. OrderModel__orderDate__month): {why}" \
+            in info.value.message
+    sql = layer.compile({"metrics": ["cumOrders"], "group_by": ["OrderModel__status"]})
+    assert "spine" not in sql and "COUNT" in sql  # all-time: the plain count per status

@@ -50,7 +50,6 @@ def error(layer: Layer, smq: object, **kw) -> QueryError:
         ({"metrics": ["OrderModel__orderCount"], "filters": ["COUNT(OrderModel__status) > 1"]}, "invalid_filter", "filters[0]",
          "aggregate COUNT is not allowed"),
         ({"metrics": ["OrderModel__orderCount"], "filters": ["OrderModel__status = "]}, "invalid_filter", "filters[0]", "does not parse"),
-        ({"metrics": ["weekOrders"]}, "missing_time_dimension", "metrics[0]", "OrderModel__orderDate__month"),
         ({"metrics": ["OrderModel__orderCount"], "filters": ["1"]}, "invalid_filter", "filters[0]", "is not a condition"),
         ({"metrics": ["OrderModel__orderCount"], "filters": ["OrderModel__status"]}, "invalid_filter", "filters[0]", "is not a condition"),
         ({"metrics": ["OrderModel__orderCount"], "filters": ["OrderModel__orderDate > INTERVAL 1 DAY"]}, "invalid_filter", "filters[0]",
