@@ -191,10 +191,6 @@ class MetricMapping:
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on the {inner.body.get('type')} "
                             f"metric '{inner.name}' is {NOT_YET}")
                 return None
-            if offset and inner is not None and _has_offset_input(inner.body):
-                self.refuse(found.at(params, "metrics"), f"metric '{found.name}': an offset on '{inner.name}', which reads an "
-                            f"input at an offset itself, is {NOT_YET}")
-                return None
             filters: list[str] = []
             if ref.get("filter"):  # the input's own filter: its rows before aggregating (and before an offset shifts them)
                 got = self.filters(found, ref, "filter", None)
@@ -356,12 +352,6 @@ def _spelled(window: str) -> str:
     if found is None:
         return window
     return f"{found.group(1)} {found.group(2)}{'' if found.group(1) == '1' else 's'}"
-
-
-def _has_offset_input(body: Any) -> bool:
-    """Does a derived metric read one of its inputs at an offset?"""
-    params = body.get("type_params") or {}
-    return any(isinstance(i, dict) and (i.get("offset_window") or i.get("offset_to_grain")) for i in params.get("metrics") or [])
 
 
 def _window_text(window: Any) -> str | None:
