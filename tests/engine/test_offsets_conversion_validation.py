@@ -1,5 +1,5 @@
 """Derived inputs with time offsets and conversion metrics: each mistake reported at its file:line with
-the nearest valid name, and the query-time refusals (no metric_time, offsets of offsets)."""
+the nearest valid name, and the query-time refusals (no metric_time, nested offsets by a grain they cannot be exact at)."""
 
 from __future__ import annotations
 
