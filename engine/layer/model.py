@@ -133,14 +133,29 @@ class Offset:
 
     window: Window | None = None
     to_grain: str | None = None
+    # nested offsets (an offset input of a metric that is itself read at an offset): the inner offset, applied
+    # to the period this one reads (engine/plan/offsets.py); None in what the loader builds
+    then: Offset | None = None
+    on_metric: bool = False  # read from a ratio or derived metric's result (MetricFlow shifts its periods), not from rows
 
     @property
     def grain(self) -> str:
         """The grain the offset is counted in (MetricFlow joins after aggregating when the query uses it)."""
         return self.window.unit if self.window is not None else str(self.to_grain)
 
+    @property
+    def steps(self) -> tuple[Offset, ...]:
+        """The offsets applied one after the other, outermost first (one step unless nested)."""
+        own = Offset(self.window, self.to_grain, on_metric=self.on_metric)
+        return (own, *self.then.steps) if self.then is not None else (own,)
+
+    def followed_by(self, inner: Offset) -> Offset:
+        """This offset, then `inner` applied to the period it reads."""
+        return Offset(self.window, self.to_grain, inner if self.then is None else self.then.followed_by(inner), self.on_metric)
+
     def __str__(self) -> str:
-        return f"-{self.window}" if self.window is not None else f"to start of {self.to_grain}"
+        own = f"-{self.window}" if self.window is not None else f"to start of {self.to_grain}"
+        return own if self.then is None else f"{own}, then {self.then}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ or `DATE_TRUNC(grain, d)` (offset_to_grain), with an INNER JOIN, and the query's
 spine's. When the query's finest grain on the time axis is the offset's own grain, the join is made
 at that grain instead (MetricFlow joins after aggregating then), so `1 month` by month reads the
 whole previous month. Group keys on the shifted time dimension read the spine's period; filters on it
-hold for both the period and the rows read.
+hold for both the period and the rows read. Nested offsets apply their steps in turn (`read_period`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.inputs import Offset
 from ..layer.model import GRAINS, Dimension
 from ..plan.nodes import FactGroup
+from ..plan.offsets import offset_join_grain
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
 from .dialects import _f, _lit, add_interval, date_part, to_date, truncate
@@ -37,10 +38,20 @@ def shift(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Exp
 
 
 def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
-    """Day, or the offset's grain when it is the finest grain the query asks of the time axis."""
+    """Day, or the queried grain where the offset moves whole periods of it (plan/offsets.py offset_join_grain)."""
     grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
     finest = min(grains, key=GRAINS.index) if grains else "day"
-    return offset.grain if finest == offset.grain else "day"
+    grain = offset_join_grain(offset, finest)
+    assert grain is not None, "planned: nested offsets the spine cannot join exactly are refused"
+    return grain
+
+
+def read_period(period: exp.Expression, offset: Offset, dialect: str) -> exp.Expression:
+    """The period a spine period reads: each step of the offset applied in turn (outermost first)."""
+    for step in offset.steps:
+        period = (shift(period, -step.window.count, step.window.unit, dialect) if step.window is not None
+                  else truncate(period, str(step.to_grain), dialect))
+    return period
 
 
 def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
@@ -73,10 +84,7 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
 
     row_time = qualify(dim.node, tree.root_alias)
     row_period = to_date(row_time, dialect) if grain == "day" else truncate(row_time, grain, dialect)
-    if offset.window is not None:
-        on = exp.EQ(this=shift(period.copy(), -offset.window.count, offset.window.unit, dialect), expression=row_period)
-    else:
-        on = exp.EQ(this=truncate(period.copy(), str(offset.to_grain), dialect), expression=row_period)
+    on = exp.EQ(this=read_period(period.copy(), offset, dialect), expression=row_period)
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
@@ -111,7 +119,7 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
                         period: exp.Column, dialect: str) -> list[exp.Expression]:
     """offset_to_grain joined by day but queried above it: keep one spine day per queried period (its first),
     else every day of the period would read the same rows again (MetricFlow's filter)."""
-    if offset.to_grain is None or grain != "day":
+    if offset.to_grain is None or offset.then is not None or grain != "day":  # nested: only by day (plan/offsets.py)
         return []
     grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
     if not grains or "day" in grains:

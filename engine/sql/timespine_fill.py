@@ -34,6 +34,23 @@ def _metric(layer: SemanticLayer, name: str) -> Metric | None:
     return metric if metric is not None and metric.type == "simple" else None
 
 
+def _joins_spine(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Does this metric, or an input of a ratio or derived metric at any depth, ask for join_to_timespine?"""
+    metric = layer.metrics.get(name)
+    if metric is None or name in seen:
+        return False
+    if metric.type == "simple":
+        return metric.join_to_timespine
+    if metric.type not in ("ratio", "derived"):
+        return False
+    return any(_joins_spine(layer, n, seen | {name}) for n in metric.inputs())
+
+
+def _over_empty_inputs(template: exp.Expression) -> exp.Expression:
+    """An output's template with every aggregate column NULL: its value in a period without rows."""
+    return template.copy().transform(lambda n: exp.Null() if isinstance(n, exp.Column) and not n.table else n, copy=False)
+
+
 def _time_key(plan: QueryPlan) -> tuple[int, str] | None:
     """The first group key that is a period: (its position, its grain)."""
     for i, ref in enumerate(plan.group_keys):
@@ -60,7 +77,10 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     layer, dialect = renderer.layer, renderer.dialect
     names = [o.name for o in plan.outputs]
     metrics = {o.name: m for o in plan.outputs if (m := _metric(layer, o.name)) is not None}
-    spine_wanted = any(m.join_to_timespine for m in metrics.values())
+    spine_wanted = any(_joins_spine(layer, o.name) for o in plan.outputs)
+    # ratio and derived metrics: a period the spine adds computes the expression over empty inputs
+    computed = {o.name: _over_empty_inputs(o.template) for o in plan.outputs
+                if (m := layer.metrics.get(o.name)) is not None and m.type in ("ratio", "derived")}
     fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
     key = _time_key(plan) if spine_wanted and layer.time_spine is not None else None
     if key is None:  # the fill of a group without rows is in the metric's own expression (planner.expand)
@@ -68,7 +88,10 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
 
     def filled(name: str, table: str) -> exp.Expr:
         value: exp.Expression = _col(name, table)
-        if name in fills:
+        if name in computed:
+            value = exp.Case(ifs=[exp.If(this=exp.Is(this=_col(time_name, table), expression=exp.Null()), true=computed[name])],
+                             default=value)
+        elif name in fills:
             value = exp.Coalesce(this=value, expressions=[exp.Literal.number(fills[name])])
         return exp.alias_(value, name, quoted=True)
 

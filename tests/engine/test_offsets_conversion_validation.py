@@ -1,5 +1,5 @@
 """Derived inputs with time offsets and conversion metrics: each mistake reported at its file:line with
-the nearest valid name, and the query-time refusals (no metric_time, offsets of offsets)."""
+the nearest valid name, and the query-time refusals (no metric_time, nested offsets by a grain they cannot be exact at)."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def test_conversion_parameters_are_checked_with_nearest_names(tmp_path: Path) ->
     assert "orders.yml:" in text
 
 
-def test_an_offset_needs_metric_time_and_no_offset_inside_it(tmp_path: Path) -> None:
+def test_an_offset_needs_metric_time_and_nested_offsets_by_day(tmp_path: Path) -> None:
     from .conftest import write_layer
 
     orders = ORDERS.replace("        dimensions:\n", "        default_time_dimension: orderDate\n        dimensions:\n", 1)
@@ -106,8 +106,9 @@ def test_an_offset_needs_metric_time_and_no_offset_inside_it(tmp_path: Path) -> 
     with pytest.raises(QueryError) as info:
         layer.compile({"metrics": ["lastWeek"], "group_by": ["OrderModel__status"]})
     assert info.value.code == "missing_time_dimension" and "needs metric_time" in info.value.message
-    with pytest.raises(QueryError) as info:
-        layer.compile({"metrics": ["lastWeekTwice"], "group_by": ["metric_time__day"]})
+    assert "INTERVAL '-2' DAY AS DATE) + INTERVAL '-7' DAY" in layer.compile({"metrics": ["lastWeekTwice"], "group_by": ["metric_time__day"]})
+    with pytest.raises(QueryError) as info:  # nested offsets by week: 2 days do not move whole weeks
+        layer.compile({"metrics": ["lastWeekTwice"], "group_by": ["metric_time__week"]})
     assert info.value.code == "unsupported_offset"
     sql = layer.compile({"metrics": ["lastWeek"], "group_by": ["metric_time__month"]})
     assert "INNER JOIN" in sql and "spine" in sql  # the spine's days, each reading the orders of a week before

@@ -1,0 +1,70 @@
+WITH "f0" AS (
+  SELECT
+    toStartOfMonth("orders".order_date) AS "g0",
+    COUNT("orders".order_id) AS "a0"
+  FROM orders AS "orders"
+  WHERE
+    "orders".order_date BETWEEN CAST('2022-06-01' AS Nullable(DATE)) AND CAST('2023-06-30' AS Nullable(DATE))
+  GROUP BY
+    toStartOfMonth("orders".order_date)
+), "f1_periods" AS (
+  SELECT
+    toDate("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+), "f1" AS (
+  SELECT
+    toStartOfMonth("p"."period") AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  INNER JOIN "f1_periods" AS "p"
+    ON addDays("p"."period", -14) = CAST("orders".order_date AS Nullable(DATE))
+  WHERE
+    "p"."period" BETWEEN CAST('2022-06-01' AS Nullable(DATE)) AND CAST('2023-06-30' AS Nullable(DATE))
+    AND "orders".order_date BETWEEN CAST('2022-06-01' AS Nullable(DATE)) AND CAST('2023-06-30' AS Nullable(DATE))
+  GROUP BY
+    toStartOfMonth("p"."period")
+), "merged" AS (
+  SELECT
+    "g0",
+    MAX("a0") AS "a0",
+    MAX("a1") AS "a1"
+  FROM (
+    SELECT
+      "g0",
+      "a0",
+      NULL AS "a1"
+    FROM "f0"
+    UNION ALL
+    SELECT
+      "g0",
+      NULL AS "a0",
+      "a1"
+    FROM "f1"
+  ) AS "stacked"
+  GROUP BY
+    "g0"
+), "result" AS (
+  SELECT
+    "m"."g0" AS "metric_time__month",
+    COALESCE("m"."a0", 0) - "m"."a1" AS "filledGrowth2WeeksNonOffset"
+  FROM "merged" AS "m"
+), "periods" AS (
+  SELECT DISTINCT
+    toStartOfMonth("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" BETWEEN CAST('2022-06-01' AS Nullable(DATE)) AND CAST('2023-06-30' AS Nullable(DATE))
+)
+SELECT
+  "p"."period" AS "metric_time__month",
+  CASE
+    WHEN "r"."metric_time__month" IS NULL
+    THEN COALESCE(NULL, 0) - NULL
+    ELSE "r"."filledGrowth2WeeksNonOffset"
+  END AS "filledGrowth2WeeksNonOffset"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."metric_time__month" = "p"."period"
+ORDER BY
+  "metric_time__month" ASC
+SETTINGS join_use_nulls = 1

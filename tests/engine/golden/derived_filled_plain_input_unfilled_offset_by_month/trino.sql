@@ -1,0 +1,81 @@
+WITH "f0" AS (
+  SELECT
+    CAST(DATE_TRUNC('month', "orders".order_date) AS DATE) AS "g0",
+    COUNT("orders".order_id) AS "a0"
+  FROM orders AS "orders"
+  WHERE
+    "orders".order_date BETWEEN CAST('2022-06-01' AS DATE) AND CAST('2023-06-30' AS DATE)
+  GROUP BY
+    CAST(DATE_TRUNC('month', "orders".order_date) AS DATE)
+), "f1_periods" AS (
+  SELECT
+    CAST("spine"."date_day" AS DATE) AS "period"
+  FROM time_spine AS "spine"
+), "f1" AS (
+  SELECT
+    CAST(DATE_TRUNC('month', "p"."period") AS DATE) AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  INNER JOIN "f1_periods" AS "p"
+    ON DATE_ADD('day', -14, "p"."period") = CAST("orders".order_date AS DATE)
+  WHERE
+    "p"."period" BETWEEN CAST('2022-06-01' AS DATE) AND CAST('2023-06-30' AS DATE)
+    AND "orders".order_date BETWEEN CAST('2022-06-01' AS DATE) AND CAST('2023-06-30' AS DATE)
+  GROUP BY
+    CAST(DATE_TRUNC('month', "p"."period") AS DATE)
+), "merged" AS (
+  SELECT
+    "g0",
+    MAX("a0") AS "a0",
+    MAX("a1") AS "a1"
+  FROM (
+    SELECT
+      "g0",
+      "a0",
+      (
+        SELECT
+          "a1"
+        FROM "f1"
+        WHERE
+          FALSE
+      ) AS "a1"
+    FROM "f0"
+    UNION ALL
+    SELECT
+      "g0",
+      (
+        SELECT
+          "a0"
+        FROM "f0"
+        WHERE
+          FALSE
+      ) AS "a0",
+      "a1"
+    FROM "f1"
+  ) AS "stacked"
+  GROUP BY
+    "g0"
+), "result" AS (
+  SELECT
+    "m"."g0" AS "metric_time__month",
+    COALESCE("m"."a0", 0) - "m"."a1" AS "filledGrowth2WeeksNonOffset"
+  FROM "merged" AS "m"
+), "periods" AS (
+  SELECT DISTINCT
+    CAST(DATE_TRUNC('month', "spine"."date_day") AS DATE) AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" BETWEEN CAST('2022-06-01' AS DATE) AND CAST('2023-06-30' AS DATE)
+)
+SELECT
+  "p"."period" AS "metric_time__month",
+  CASE
+    WHEN "r"."metric_time__month" IS NULL
+    THEN COALESCE(NULL, 0) - NULL
+    ELSE "r"."filledGrowth2WeeksNonOffset"
+  END AS "filledGrowth2WeeksNonOffset"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."metric_time__month" = "p"."period"
+ORDER BY
+  "metric_time__month" ASC

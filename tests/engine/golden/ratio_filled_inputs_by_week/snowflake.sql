@@ -1,0 +1,93 @@
+WITH "f0" AS (
+  SELECT
+    CAST(DATEADD(
+      DAY,
+      -(
+        DAYOFWEEKISO(CAST("orders".order_date AS DATE)) - 1
+      ),
+      CAST("orders".order_date AS DATE)
+    ) AS DATE) AS "g0",
+    COUNT("orders".order_id) AS "a0"
+  FROM orders AS "orders"
+  WHERE
+    "orders".order_date BETWEEN CAST('2022-12-01' AS DATE) AND CAST('2023-02-28' AS DATE)
+    AND "orders".channel = 'web'
+  GROUP BY
+    CAST(DATEADD(
+      DAY,
+      -(
+        DAYOFWEEKISO(CAST("orders".order_date AS DATE)) - 1
+      ),
+      CAST("orders".order_date AS DATE)
+    ) AS DATE)
+), "f1" AS (
+  SELECT
+    CAST(DATEADD(
+      DAY,
+      -(
+        DAYOFWEEKISO(CAST("orders".order_date AS DATE)) - 1
+      ),
+      CAST("orders".order_date AS DATE)
+    ) AS DATE) AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  WHERE
+    "orders".order_date BETWEEN CAST('2022-12-01' AS DATE) AND CAST('2023-02-28' AS DATE)
+  GROUP BY
+    CAST(DATEADD(
+      DAY,
+      -(
+        DAYOFWEEKISO(CAST("orders".order_date AS DATE)) - 1
+      ),
+      CAST("orders".order_date AS DATE)
+    ) AS DATE)
+), "merged" AS (
+  SELECT
+    "g0",
+    MAX("a0") AS "a0",
+    MAX("a1") AS "a1"
+  FROM (
+    SELECT
+      "g0",
+      "a0",
+      NULL AS "a1"
+    FROM "f0"
+    UNION ALL
+    SELECT
+      "g0",
+      NULL AS "a0",
+      "a1"
+    FROM "f1"
+  ) AS "stacked"
+  GROUP BY
+    "g0"
+), "result" AS (
+  SELECT
+    "m"."g0" AS "metric_time__week",
+    CAST(COALESCE("m"."a0", 0) AS DOUBLE) / NULLIF(COALESCE("m"."a1", 0), 0) AS "webShareFilled"
+  FROM "merged" AS "m"
+), "periods" AS (
+  SELECT DISTINCT
+    CAST(DATEADD(
+      DAY,
+      -(
+        DAYOFWEEKISO(CAST("spine"."date_day" AS DATE)) - 1
+      ),
+      CAST("spine"."date_day" AS DATE)
+    ) AS DATE) AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" BETWEEN CAST('2022-12-01' AS DATE) AND CAST('2023-02-28' AS DATE)
+)
+SELECT
+  "p"."period" AS "metric_time__week",
+  CASE
+    WHEN "r"."metric_time__week" IS NULL
+    THEN CAST(COALESCE(NULL, 0) AS DOUBLE) / NULLIF(COALESCE(NULL, 0), 0)
+    ELSE "r"."webShareFilled"
+  END AS "webShareFilled"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."metric_time__week" = "p"."period"
+ORDER BY
+  "metric_time__week" ASC
