@@ -183,8 +183,6 @@ class MetricMapping:
             offset = self.offset_input(found, params, ref)
             if offset is None:
                 return None
-            inner = next((f for f in self.sources.metrics if f.name == str(ref.get("name"))), None)
-                return None
             filters: list[str] = []
             if ref.get("filter"):  # the input's own filter: its rows before aggregating (and before an offset shifts them)
                 got = self.filters(found, ref, "filter", None)
