@@ -15,11 +15,11 @@ from ..errors import QueryError, Location
 from ..layer.exprs import parse_expression
 from ..layer.model import GRAINS, Dimension, Measure, Model
 from ..plan.nodes import FactGroup
-from ..smq.filters import Filter
+from ..smq.filters import Filter, MetricFilterRef
 from ..smq.resolve import DimRef
 from .dialects import date_part, to_date, truncate
 from .metric_joins import join_metric_filters, metric_aware
-from .offsets import _one_day_per_period, join_grain, shift
+from .offsets import _one_day_per_period, join_grain, read_period, shift
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
 
 
@@ -58,8 +58,10 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     base_alias = tree.root_alias
     projection = [exp.alias_(_entity(base_model, params.entity, base_alias, dialect), "entity", quoted=True),
                   exp.alias_(_period(qualify(base_time.node, base_alias), grain, dialect), "t", quoted=True)]
-    if group.offset:  # the base event's day: where it lands once shifted
+    carried_refs = period_filter_refs(where, base_time) if group.offset else []
+    if group.offset:  # the base event's day: where it lands once shifted, and what a filter on the period reads
         projection.append(exp.alias_(to_date(qualify(base_time.node, base_alias), dialect), "d", quoted=True))
+        projection += [exp.alias_(render_ref(ref), f"f{i}", quoted=True) for i, ref in enumerate(carried_refs)]
     for i, (left, _) in enumerate(params.constant_properties):
         projection.append(exp.alias_(qualify(base_model.dimensions[left.partition("__")[2]].node, base_alias), f"c{i}", quoted=True))
     projection += [exp.alias_(exp.Null() if i in shifted else render_ref(ref), f"g{i}", quoted=True) for i, ref in enumerate(keys)]
@@ -78,7 +80,7 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     on += [exp.EQ(this=col(f"c{i}", "b"), expression=col(f"c{i}", "c")) for i in range(len(params.constant_properties))]
     closest = exp.Window(this=exp.RowNumber(), partition_by=[col("id", "c")],
                          order=exp.Order(expressions=[exp.Ordered(this=col("t", "b"), desc=True)]))
-    carried = [col("d", "b")] if group.offset else []
+    carried = [col("d", "b"), *[col(f"f{i}", "b") for i in range(len(carried_refs))]] if group.offset else []
     attributed = (
         exp.Select(expressions=[col("v", "c"), *[col(f"g{i}", "b") for i in range(len(keys))], *carried,
                                 exp.alias_(closest, "rn", quoted=True)])
@@ -95,6 +97,21 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     if key_cols:
         counted = counted.group_by(*[k.copy() for k in key_cols], copy=False)
     return [(base_name, base_rows), (conv_name_cte, conv_rows), (attributed_name, attributed), (group.id, counted)]
+
+
+def _on_axis(f: Filter, dim: Dimension) -> bool:
+    return any(r.dimension is dim and not r.keys for r in f.dimension_refs())
+
+
+def period_filter_refs(where: tuple[Filter, ...], dim: Dimension) -> list[DimRef]:
+    """The other dimensions of query filters that read the shifted axis: carried with each base event (`f<i>`), so such
+    a filter holds for the spine period as it does for a simple metric's rows read at an offset (sql/offsets.py)."""
+    out: list[DimRef] = []
+    for f in where:
+        if _on_axis(f, dim):  # a metric filter's value (metric_aware renders it) is carried as a dimension's is
+            out += [r for _, r in f.refs if isinstance(r, DimRef | MetricFilterRef) and not (isinstance(r, DimRef) and r.dimension is dim
+                                                                                              and not r.keys) and r not in out]
+    return out
 
 
 def compare_grain(base_time: Dimension, conv_time: Dimension) -> str:
@@ -163,11 +180,14 @@ def shifted_conversions(renderer: Renderer, group: FactGroup, keys: tuple[DimRef
         return period.copy() if (ref.grain or "day") == grain else truncate(period.copy(), ref.grain or "day", dialect)
 
     row_day = col("d", "a") if grain == "day" else truncate(col("d", "a"), grain, dialect)
-    looked_up = (shift(period.copy(), -offset.window.count, offset.window.unit, dialect) if offset.window is not None
-                 else truncate(period.copy(), str(offset.to_grain), dialect))
+    looked_up = read_period(period.copy(), offset, dialect)  # every step of a nested offset, outermost first
     conditions: list[exp.Expression] = [exp.EQ(this=col("rn", "a"), expression=exp.Literal.number(1))]
-    conditions += [renderer.filter_expr(f, on_axis) for f in where
-                   if f.dimension_refs() and all(r.dimension is dim and not r.keys for r in f.dimension_refs()) and not f.metric_refs()]
+    carried = period_filter_refs(where, dim)
+
+    def on_period(ref: DimRef) -> exp.Expression:  # the axis is the spine's period, any other value the base event's
+        return on_axis(ref) if isinstance(ref, DimRef) and ref.dimension is dim and not ref.keys else col(f"f{carried.index(ref)}", "a")
+
+    conditions += [renderer.filter_expr(f, on_period) for f in where if _on_axis(f, dim)]
     conditions += _one_day_per_period(offset, keys, dim, grain, period, dialect)
     key_exprs = [on_axis(ref) if i in shifted else col(f"g{i}", "a") for i, ref in enumerate(keys)]
     counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],

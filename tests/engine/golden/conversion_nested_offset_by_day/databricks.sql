@@ -1,0 +1,88 @@
+WITH `f0_periods` AS (
+  SELECT
+    CAST(`spine`.`date_day` AS DATE) AS `period`
+  FROM time_spine AS `spine`
+), `f0` AS (
+  SELECT
+    `p`.`period` AS `g0`,
+    COUNT(`customers`.customer_id) AS `a0`
+  FROM customers AS `customers`
+  INNER JOIN `f0_periods` AS `p`
+    ON DATE_ADD(DATE_ADD(`p`.`period`, -7), -7) = CAST(`customers`.signup_date AS DATE)
+  WHERE
+    `p`.`period` BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-30' AS DATE)
+    AND `customers`.signup_date BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-30' AS DATE)
+  GROUP BY
+    `p`.`period`
+), `f1_base` AS (
+  SELECT
+    `customers`.customer_code AS `entity`,
+    CAST(`customers`.signup_date AS DATE) AS `t`,
+    CAST(`customers`.signup_date AS DATE) AS `d`,
+    NULL AS `g0`
+  FROM customers AS `customers`
+  WHERE
+    `customers`.signup_date BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-30' AS DATE)
+), `f1_conversions` AS (
+  SELECT
+    ROW_NUMBER() OVER (ORDER BY CAST(`conversion_events`.order_date AS DATE) NULLS LAST) AS `id`,
+    UPPER(TRIM(`conversion_events`.customer_ref)) AS `entity`,
+    CAST(`conversion_events`.order_date AS DATE) AS `t`,
+    UPPER(TRIM(`conversion_events`.customer_ref)) AS `v`
+  FROM orders AS `conversion_events`
+), `f1_attributed` AS (
+  SELECT
+    `c`.`v`,
+    `b`.`g0`,
+    `b`.`d`,
+    ROW_NUMBER() OVER (PARTITION BY `c`.`id` ORDER BY `b`.`t` DESC) AS `rn`
+  FROM `f1_base` AS `b`
+  INNER JOIN `f1_conversions` AS `c`
+    ON `b`.`entity` = `c`.`entity`
+    AND `b`.`t` <= `c`.`t`
+    AND `b`.`t` > DATE_ADD(`c`.`t`, -30)
+), `f1_periods` AS (
+  SELECT
+    CAST(`spine`.`date_day` AS DATE) AS `period`
+  FROM time_spine AS `spine`
+), `f1` AS (
+  SELECT
+    `p`.`period` AS `g0`,
+    COUNT(DISTINCT `a`.`v`) AS `a1`
+  FROM `f1_attributed` AS `a`
+  INNER JOIN `f1_periods` AS `p`
+    ON DATE_ADD(DATE_ADD(`p`.`period`, -7), -7) = `a`.`d`
+  WHERE
+    `a`.`rn` = 1
+    AND `p`.`period` BETWEEN CAST('2024-03-01' AS DATE) AND CAST('2024-04-30' AS DATE)
+  GROUP BY
+    `p`.`period`
+), `merged` AS (
+  SELECT
+    `g0`,
+    MAX(`a0`) AS `a0`,
+    MAX(`a1`) AS `a1`
+  FROM (
+    SELECT
+      `g0`,
+      `a0`,
+      NULL AS `a1`
+    FROM `f0`
+    UNION ALL
+    SELECT
+      `g0`,
+      NULL AS `a0`,
+      `a1`
+    FROM `f1`
+  ) AS `stacked`
+  GROUP BY
+    `g0`
+)
+SELECT
+  `m`.`g0` AS `metric_time__day`,
+  (
+    CAST(CAST(CAST(`m`.`a1` AS DOUBLE) AS DOUBLE) AS DOUBLE) / NULLIF(NULLIF(NULLIF(`m`.`a0`, 0), 0), 0)
+  ) AS `signupToOrderRateTwoWeeksAgo`
+FROM `merged` AS `m`
+ORDER BY
+  `metric_time__day` ASC NULLS LAST
