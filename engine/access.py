@@ -24,6 +24,7 @@ from typing import Any
 from sqlglot import exp
 
 from .errors import QueryError, nearest
+from .layer.exprs import columns_read, parse_expression
 from .layer.joins import JoinGraph, Path
 from .layer.model import Role, SemanticLayer
 from .smq.filters import parse_filter, substitute, wrap
@@ -97,21 +98,24 @@ def fence(query: exp.Select, dialect: str | None) -> exp.Select:
 
 
 def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None, dialect: str | None = None,
-                       schema: tuple[str, ...] = ()) -> dict[str, exp.Expression]:
+                       schema: tuple[str, ...] = (), raw: bool = False) -> dict[str, exp.Expression]:
     """Model name -> the subquery standing in for its table under a role.
 
     Row-filtered models read `... WHERE filter`; models with hidden dimensions expose only the
-    columns their visible elements and joins use, so no query (compiled or raw) can read a hidden
-    column, not even through `SELECT *`. `dialect` picks the fence; `schema` qualifies the
-    subquery's unqualified tables (raw SQL: a caller's CTE must not stand in for one of them).
+    columns their visible elements, keys and entities use, so no query (compiled or raw) can read a
+    hidden column, not even through `SELECT *`. For raw SQL (`raw`) a key or entity column that a
+    hidden dimension reads is left out too: the compiler only joins on it, a caller would read it.
+    `dialect` picks the fence; `schema` qualifies the subquery's unqualified tables (raw SQL: a
+    caller's CTE must not stand in for one of them).
     """
     if role is None or (not role.row_filters and not role.hidden):
         return {}
     filters = row_filters(layer, role)
+    secret = secret_columns(layer, set(role.hidden)) if raw else {}
     out: dict[str, exp.Expression] = {}
     for name, model in layer.models.items():
         applicable = [(f, p) for f in filters for p in _n_to_one_paths(graph, name, f.model)]
-        columns = _visible_columns(layer, model.name, set(role.hidden))
+        columns = _visible_columns(layer, model.name, set(role.hidden), secret[model.name] if raw else None)
         if not applicable and columns is None:
             continue
         projection = [exp.Column(this=exp.Star(), table=exp.to_identifier("__acl", quoted=True))] if columns is None else [
@@ -175,26 +179,71 @@ def default_schema(layer: SemanticLayer) -> tuple[str, ...]:
     return (name,) if isinstance(name, str) and _PLAIN_NAME.match(name) else ()
 
 
-def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) -> list[exp.Identifier] | None:
-    """The columns a model may expose when some of its dimensions are hidden (None: nothing hidden)."""
+def key_nodes(layer: SemanticLayer, model_name: str) -> list[exp.Expression]:
+    """What the compiler joins a model on: its primary key, both sides of its joins and its entities' keys."""
     model = layer.models[model_name]
-    hidden_dims = [d for d in model.dimensions.values() if d.qualified_name in hidden]
-    if not hidden_dims:
-        return None
-    nodes = [d.node for d in model.dimensions.values() if d.qualified_name not in hidden]
-    nodes += [m.node for m in model.measures.values() if m.node is not None]
-    nodes += list(model.primary_key_nodes)
+    nodes: list[exp.Expression] = list(model.primary_key_nodes)
     for edge in layer.joins:
         if edge.from_model == model_name:
             nodes += [left for left, _ in edge.key_pairs()]
         if edge.to_model == model_name:
             nodes += [right for _, right in edge.key_pairs()]
-    seen: dict[str, exp.Identifier] = {}
-    for node in nodes:
-        for c in [node] if isinstance(node, exp.Column) else node.find_all(exp.Column):
-            ident = c.this
-            if isinstance(ident, exp.Identifier):
-                seen.setdefault(ident.name if ident.quoted else ident.name.lower(), ident)
+    nodes += [parse_expression(e.expr, layer.dialect) for e in model.entities.values()]
+    return nodes
+
+
+def hidden_dimension_columns(layer: SemanticLayer, model_name: str, hidden: set[str] | frozenset[str]) -> set[str]:
+    """The columns hidden dimensions of a model read."""
+    return set(columns_read([d.node for d in layer.models[model_name].dimensions.values() if d.qualified_name in hidden]))
+
+
+def secret_columns(layer: SemanticLayer, hidden: set[str] | frozenset[str]) -> dict[str, set[str]]:
+    """Model -> the columns raw SQL may not read: those of hidden dimensions, and the keys holding the same values (the
+    other side of a join on one, an entity's key in every model that declares an entity reading one), to a fixpoint."""
+    out = {name: hidden_dimension_columns(layer, name, hidden) for name in layer.models}
+    if not any(out.values()):
+        return out
+    entity_columns = {(m.name, e.name): set(columns_read([parse_expression(e.expr, layer.dialect)]))
+                      for m in layer.models.values() for e in m.entities.values()}
+    changed = True
+
+    def mark(model: str, columns: set[str]) -> None:
+        nonlocal changed
+        if not columns <= out[model]:
+            out[model] |= columns
+            changed = True
+
+    while changed:
+        changed = False
+        for edge in layer.joins:
+            for left, right in edge.key_pairs():
+                lcols, rcols = set(columns_read([left])), set(columns_read([right]))
+                if lcols & out[edge.from_model]:
+                    mark(edge.to_model, rcols)
+                if rcols & out[edge.to_model]:
+                    mark(edge.from_model, lcols)
+        secret_entities = {entity for (model, entity), cols in entity_columns.items() if cols & out[model]}
+        for (model, entity), cols in entity_columns.items():
+            if entity in secret_entities:
+                mark(model, cols)
+    return out
+
+
+def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: set[str] | None = None
+                     ) -> list[exp.Identifier] | None:
+    """The columns a model may expose when the role hides something of it (None: it may expose them all).
+
+    Visible dimensions and measures expose what they read. Keys and entities (`key_nodes`) are exposed for the
+    compiler's joins; for raw SQL (`secret`: this model's `secret_columns`) only the keys that are not secret,
+    since a caller would read them."""
+    model = layer.models[model_name]
+    if not secret and not any(d.qualified_name in hidden for d in model.dimensions.values()):
+        return None
+    seen = columns_read([d.node for d in model.dimensions.values() if d.qualified_name not in hidden]
+                        + [m.node for m in model.measures.values() if m.node is not None])
+    for name, ident in columns_read(key_nodes(layer, model_name)).items():
+        if name not in (secret or ()):
+            seen.setdefault(name, ident)
     return [seen[k] for k in sorted(seen)]
 
 
@@ -235,7 +284,8 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
                          f"{', '.join(derived)}; use an SMQ instead", code="raw_sql_refused")
     cte_names = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     _refuse_shadowing_ctes(cte_names, sources)
-    hidden = {name: _hidden_columns(layer, name, set(role.hidden)) for name in layer.models}
+    secret = secret_columns(layer, set(role.hidden))
+    hidden = {name: _hidden_columns(layer, name, set(role.hidden), secret[name]) for name in layer.models}
     for table in list(tree.find_all(exp.Table)):
         key = _table_key(table)
         if len(key) == 1 and key[0] in cte_names:
@@ -273,7 +323,7 @@ def _raw_sql_sources(layer: SemanticLayer, graph: JoinGraph, role: Role) -> dict
         per_graph = _RAW_SOURCES.setdefault(graph, {})
     cached = per_graph.get(key)
     if cached is None:
-        cached = per_graph[key] = restricted_sources(layer, graph, role, layer.dialect, schema)
+        cached = per_graph[key] = restricted_sources(layer, graph, role, layer.dialect, schema, raw=True)
     return cached
 
 
@@ -290,17 +340,13 @@ def _refuse_shadowing_ctes(cte_names: set[str], sources: dict[str, exp.Expressio
                              code="raw_sql_refused")
 
 
-def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str]) -> set[str]:
-    """Columns only hidden dimensions use: absent from the model's projection under the role."""
-    visible = _visible_columns(layer, model_name, hidden)
+def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: set[str]) -> set[str]:
+    """Secret columns absent from the model's projection under the role (a visible dimension may still read one)."""
+    visible = _visible_columns(layer, model_name, hidden, secret)
     if visible is None:
         return set()
     shown = {c.name.lower() for c in visible}
-    out: set[str] = set()
-    for d in layer.models[model_name].dimensions.values():
-        if d.qualified_name in hidden:
-            out |= {c.name.lower() for c in ([d.node] if isinstance(d.node, exp.Column) else d.node.find_all(exp.Column))}
-    return out - shown
+    return {c.lower() for c in secret} - shown
 
 
 def _explain_hidden(table: exp.Table, columns: set[str], role: Role) -> None:

@@ -68,6 +68,17 @@ def parse_expression(text: str, dialect: str) -> exp.Expression:
     return node
 
 
+def columns_read(nodes: list[exp.Expression]) -> dict[str, exp.Identifier]:
+    """The column identifiers expressions read, by their engine name (unquoted ones case-folded)."""
+    seen: dict[str, exp.Identifier] = {}
+    for node in nodes:
+        for c in [node] if isinstance(node, exp.Column) else node.find_all(exp.Column):
+            ident = c.this
+            if isinstance(ident, exp.Identifier):
+                seen.setdefault(ident.name if ident.quoted else ident.name.lower(), ident)
+    return seen
+
+
 def parse_query(text: str, dialect: str) -> exp.Query:
     """A SELECT for a derived model (`sql:`)."""
     try:

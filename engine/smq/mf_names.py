@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import Location, QueryError, nearest
-from ..layer.exprs import parse_expression
+from ..layer.exprs import columns_read, parse_expression
 from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
 from .templates import Reference, TemplateError, translate
 
@@ -85,7 +85,8 @@ class MFNames:
                 self.entities.setdefault(name, []).append(model.name)
         for name, models in self.entities.items():
             models.sort(key=lambda m: not layer.models[m].owns(name))
-        self._entity_dims: dict[tuple[str, str], Dimension] = {}
+        self._entity_dims: dict[tuple[str, str], Dimension | None] = {}
+        self._hidden_entities: dict[str, bool] = {}
         self._pool: list[str] | None = None
 
     # -- names -----------------------------------------------------------------------------
@@ -94,7 +95,7 @@ class MFNames:
         if self._pool is None:
             pool = [TIME_AXIS, *(f"{TIME_AXIS}__{g}" for g in GRAINS)]
             for entity, models in self.entities.items():
-                if any(entity in self.layer.models[m].entities for m in models):
+                if any(entity in self.layer.models[m].entities for m in models) and not self.hidden_entity(entity):
                     pool.append(entity)
                 for m in models:
                     if self.layer.models[m].owns(entity):
@@ -124,9 +125,25 @@ class MFNames:
             return None
         key = (model, name)
         if key not in self._entity_dims:
-            self._entity_dims[key] = Dimension(model, name, "string", f"The {name} entity's key.", entity.expr,
-                                               parse_expression(entity.expr, self.layer.dialect), entity.location)
+            self._entity_dims[key] = None if self.hidden_entity(name) else Dimension(
+                model, name, "string", f"The {name} entity's key.", entity.expr, parse_expression(entity.expr, self.layer.dialect),
+                entity.location)
         return self._entity_dims[key]
+
+    def hidden_entity(self, name: str) -> bool:
+        """An entity's key is hidden from the role where, in any model declaring it, it reads a column of a hidden
+        dimension: its values are that column's, and a join on the entity has the same values on both sides."""
+        if not self.hidden:
+            return False
+        if name not in self._hidden_entities:
+            self._hidden_entities[name] = any(self._reads_hidden(m, name) for m in self.entities.get(name, [])
+                                              if name in self.layer.models[m].entities)
+        return self._hidden_entities[name]
+
+    def _reads_hidden(self, model: str, name: str) -> bool:
+        dims = [d.node for d in self.layer.models[model].dimensions.values() if d.qualified_name in self.hidden]
+        node = parse_expression(self.layer.models[model].entities[name].expr, self.layer.dialect)
+        return bool(dims) and not columns_read(dims).keys().isdisjoint(columns_read([node]))
 
     def is_entity_name(self, first: str) -> bool:
         return first in self.entities
@@ -147,7 +164,7 @@ class MFNames:
             if entity not in self.entities:
                 raise self.unknown(text, field, f"unknown entity '{entity}' in '{text}'")
         if not path:  # a bare entity: its key, wherever the measure's model declares it
-            if element not in self.entities:
+            if element not in self.entities or self.hidden_entity(element):
                 raise self.unknown(text, field)
             dim = self.element_dim(self.entities[element][0], element)
         else:

@@ -9,6 +9,8 @@ measure is then aggregated over the attributed events per group. Days are compar
 
 from __future__ import annotations
 
+from typing import cast
+
 from sqlglot import exp
 
 from ..errors import QueryError, Location
@@ -61,7 +63,8 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     carried_refs = period_filter_refs(where, base_time) if group.offset else []
     if group.offset:  # the base event's day: where it lands once shifted, and what a filter on the period reads
         projection.append(exp.alias_(to_date(qualify(base_time.node, base_alias), dialect), "d", quoted=True))
-        projection += [exp.alias_(render_ref(ref), f"f{i}", quoted=True) for i, ref in enumerate(carried_refs)]
+        # metric_aware renders a metric filter's value too
+        projection += [exp.alias_(render_ref(cast(DimRef, ref)), f"f{i}", quoted=True) for i, ref in enumerate(carried_refs)]
     for i, (left, _) in enumerate(params.constant_properties):
         projection.append(exp.alias_(qualify(base_model.dimensions[left.partition("__")[2]].node, base_alias), f"c{i}", quoted=True))
     projection += [exp.alias_(exp.Null() if i in shifted else render_ref(ref), f"g{i}", quoted=True) for i, ref in enumerate(keys)]
@@ -103,14 +106,17 @@ def _on_axis(f: Filter, dim: Dimension) -> bool:
     return any(r.dimension is dim and not r.keys for r in f.dimension_refs())
 
 
-def period_filter_refs(where: tuple[Filter, ...], dim: Dimension) -> list[DimRef]:
-    """The other dimensions of query filters that read the shifted axis: carried with each base event (`f<i>`), so such
-    a filter holds for the spine period as it does for a simple metric's rows read at an offset (sql/offsets.py)."""
-    out: list[DimRef] = []
+def period_filter_refs(where: tuple[Filter, ...], dim: Dimension) -> list[DimRef | MetricFilterRef]:
+    """The other values query filters that read the shifted axis use: carried with each base event (`f<i>`), so such
+    a filter holds for the spine period as it does for a simple metric's rows read at an offset (sql/offsets.py).
+    A metric filter's value (metric_aware renders it) is carried as a dimension's is."""
+    out: list[DimRef | MetricFilterRef] = []
     for f in where:
-        if _on_axis(f, dim):  # a metric filter's value (metric_aware renders it) is carried as a dimension's is
-            out += [r for _, r in f.refs if isinstance(r, DimRef | MetricFilterRef) and not (isinstance(r, DimRef) and r.dimension is dim
-                                                                                              and not r.keys) and r not in out]
+        if _on_axis(f, dim):
+            for _, r in f.refs:
+                axis = isinstance(r, DimRef) and r.dimension is dim and not r.keys
+                if isinstance(r, DimRef | MetricFilterRef) and not axis and r not in out:
+                    out.append(r)
     return out
 
 
