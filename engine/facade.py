@@ -102,6 +102,12 @@ class Layer:
             sources = self.restricted_sources(role, target)
             renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
             return finish(compose(plan, renderer), target)
+        except QueryError as err:
+            if err.code == "unsupported_aggregation" and err.location is not None and err.location.field:
+                at = self._query_field(spec, err.location.field)  # the measure as the query reaches it: metrics[i]
+                if at is not None:
+                    raise QueryError(err.message, code=err.code, location=Location(field=at), suggestions=err.suggestions) from None
+            raise
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
@@ -119,6 +125,19 @@ class Layer:
             with self._lock:
                 self._sources[(role, target)] = cached
         return cached
+
+    def _query_field(self, spec: SMQ, measure: str) -> str | None:
+        """`metrics[i]`: the first of the query's metrics that reads `measure` (itself or through its inputs)."""
+        def reads(name: str, seen: set[str]) -> bool:
+            if name == measure:
+                return True
+            metric = self.semantic.metrics.get(name)
+            if metric is None or name in seen:
+                return False
+            seen.add(name)
+            return any(reads(n, seen) for n in (*metric.inputs(), *(i.name for i in metric.input_specs)))
+
+        return next((f"metrics[{i}]" for i, name in enumerate(spec.metrics) if reads(name, set())), None)
 
     def _dialect(self, dialect: str | None) -> str:
         target = (dialect or self.dialect).lower()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ..errors import Location, nearest
-from .exprs import ExprError, parse_expression
+from .exprs import ExprError, parse_filter_expression, parse_expression
 from .model import Window
 
 if TYPE_CHECKING:
@@ -40,6 +40,17 @@ class Conversion:
     # `conversion_measure: {name, filters}`: restrict the conversion events (each with the field that names it)
     base_filters: tuple[tuple[str, exp.Expression, Location], ...] = ()
     conversion_filters: tuple[tuple[str, exp.Expression, Location], ...] = ()
+    # where each key is written (for cross-file messages): base_measure, conversion_measure, entity,
+    # constant_properties[i].base_property / .conversion_property
+    places: tuple[tuple[str, Location], ...] = ()
+
+    def place(self, key: str) -> Location:
+        """Where `key` (a field below the metric, e.g. 'entity') is written; the metric's base_measure line if unknown."""
+        for name, loc in self.places:
+            if name == key:
+                return loc
+        loc = self.location
+        return Location(loc.file, loc.line, loc.column, f"{loc.field}.{key}")
 
 
 def _measure_input(reader: ElementReader, node: YMap, key: str, file: str, field: str
@@ -56,7 +67,7 @@ def _measure_input(reader: ElementReader, node: YMap, key: str, file: str, field
     filters = []
     for text, loc in reader.string_list(value, "filters", file, ifield):
         try:
-            filters.append((text, parse_expression(text, reader.dialect), loc))
+            filters.append((text, parse_filter_expression(text, reader.dialect), loc))
         except ExprError as err:  # reported; the metric is not built
             reader.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
             name = ""
@@ -87,6 +98,8 @@ def read_conversion(reader: ElementReader, node: YMap, file: str, field: str, wi
             ok = False
         else:
             window = Window(int(m.group(1)), m.group(2).lower())
+    places = [(key, where(file, node, key, field=f"{field}.{key}")) for key in ("base_measure", "conversion_measure", "entity")
+              if key in node]
     pairs: list[tuple[str, str]] = []
     for i, item, seq in reader.items(node, "constant_properties", file, field):
         pfield = f"{field}.constant_properties[{i}]"
@@ -97,6 +110,8 @@ def read_conversion(reader: ElementReader, node: YMap, file: str, field: str, wi
         reader.known_keys(entry, ("base_property", "conversion_property"), file, pfield)
         left = reader.text(entry, "base_property", file, pfield, required=True)
         right = reader.text(entry, "conversion_property", file, pfield, required=True)
+        places += [(f"constant_properties[{i}].{key}", where(file, entry, key, field=f"{pfield}.{key}"))
+                   for key in ("base_property", "conversion_property") if key in entry]
         if left and right:
             pairs.append((left, right))
         else:
@@ -104,7 +119,7 @@ def read_conversion(reader: ElementReader, node: YMap, file: str, field: str, wi
     if not ok:
         return None
     return Conversion(base, conversion, entity, calculation, window, tuple(pairs), where(file, node, "base_measure", field=field),
-                      base_filters, conversion_filters)
+                      base_filters, conversion_filters, tuple(places))
 
 
 def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion, errors: Any) -> None:
@@ -118,18 +133,18 @@ def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion,
         model = layer.models.get(model_name)
         measure = model.measures.get(element) if model else None
         if model is None or measure is None:
-            errors.add(f"{loc.field}.{role}: '{name}' is not a measure of this layer", loc, code="unknown_element",
+            errors.add(f"{loc.field}.{role}: '{name}' is not a measure of this layer", params.place(role), code="unknown_element",
                        suggestions=nearest(name, measures))
             continue
         if model.time_dimension_of(measure) is None:
             errors.add(f"{loc.field}.{role}: measure {name} has no time dimension; declare default_time_dimension on model "
-                       f"{model_name} (or time_dimension on the measure)", loc, code="missing_time_dimension")
+                       f"{model_name} (or time_dimension on the measure)", params.place(role), code="missing_time_dimension")
             continue
         found[role] = model
     for role, model in found.items():
         if params.entity not in model.entities:
             errors.add(f"{loc.field}.entity: '{params.entity}' is not an entity of {model.name} (the model of the {role}); "
-                       "declare it under the model's entities", loc, code="unknown_element",
+                       "declare it under the model's entities", params.place("entity"), code="unknown_element",
                        suggestions=nearest(params.entity, list(model.entities)))
     for i, pair in enumerate(params.constant_properties):
         for (role, model_role), name in zip((("base_property", "base_measure"), ("conversion_property", "conversion_measure")), pair):
@@ -138,5 +153,6 @@ def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion,
                 continue
             prefix, _, element = name.partition("__")
             if prefix != model.name or element not in model.dimensions:
-                errors.add(f"{loc.field}.constant_properties[{i}].{role}: '{name}' is not a dimension of {model.name}", loc,
+                errors.add(f"{loc.field}.constant_properties[{i}].{role}: '{name}' is not a dimension of {model.name}",
+                           params.place(f"constant_properties[{i}].{role}"),
                            code="unknown_element", suggestions=nearest(name, [d.qualified_name for d in model.dimensions.values()]))

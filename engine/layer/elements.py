@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from ..errors import nearest
 from .conversion import CONVERSION_KEYS, read_conversion
-from .exprs import ExprError, parse_expression
+from .exprs import ExprError, parse_filter_expression, parse_expression
 from .inputs import read_input
 from ..errors import Location
 from .model import (
@@ -159,16 +159,20 @@ class ElementReader(BaseReader):
             return False
         return True
 
-    def _filters(self, node: Any, file: str, field: str) -> tuple[tuple[str, ...], tuple[exp.Expression, ...]]:
-        """`filters:` (a string or a list): the texts and their parsed trees (checked across files by validate.py)."""
-        filters = self.string_list(node, "filters", file, field)
-        nodes = []
-        for text, floc in filters:
+    def _filters(self, node: Any, file: str, field: str
+                 ) -> tuple[tuple[str, ...], tuple[exp.Expression, ...], tuple[Location, ...]]:
+        """`filters:` (a string or a list): the texts, their parsed trees (checked across files by validate.py) and
+        where each is written; one that does not parse is reported here (and the layer is not built)."""
+        texts, nodes, places = [], [], []
+        for text, floc in self.string_list(node, "filters", file, field):
             try:
-                nodes.append(parse_expression(text, self.dialect))
+                nodes.append(parse_filter_expression(text, self.dialect))
             except ExprError as err:
                 self.errors.add(f"{floc.field}: '{text}' {err}", floc, code="invalid_filter")
-        return tuple(t for t, _ in filters), tuple(nodes)
+                continue
+            texts.append(text)
+            places.append(floc)
+        return tuple(texts), tuple(nodes), tuple(places)
 
     def _metric(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Metric | None:
         field = f"metrics[{i}]"
@@ -194,9 +198,10 @@ class ElementReader(BaseReader):
         for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
                     *CONVERSION_KEYS, "period_agg", "periods"):
             if key in node and key not in allowed:
-                self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes {', '.join(sorted(allowed))})",
+                takes = sorted(allowed | {"time_grain"} | (set(METRIC_VOCAB_KEYS) if kind == "simple" else set()))
+                self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes name, type, description, {', '.join(takes)})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
-        fields["filters"], fields["filter_nodes"] = self._filters(node, file, field)
+        fields["filters"], fields["filter_nodes"], fields["filter_locations"] = self._filters(node, file, field)
         specs: list[MetricInput] = []
         if kind == "simple":
             fields["measure"] = need("measure")

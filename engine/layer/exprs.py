@@ -79,6 +79,21 @@ def columns_read(nodes: list[exp.Expression]) -> dict[str, exp.Identifier]:
     return seen
 
 
+def parse_filter_expression(text: str, dialect: str) -> exp.Expression:
+    """A layer filter (a metric's, an input's, a measure input's, a role's): MetricFlow's templates
+    (`{{ Dimension('order__status') }}`, `{{ Metric('bookings', group_by=['listing']) }}`) read as in
+    queries (engine/smq/templates.py), then one scalar SQL expression."""
+    if isinstance(text, str) and "{{" in text:
+        from ..smq.mf_names import template_name
+        from ..smq.templates import TemplateError, translate
+
+        try:
+            text = translate(text, template_name)
+        except TemplateError as err:
+            raise ExprError(f"has a MetricFlow template that cannot be read: {err}") from None
+    return parse_expression(text, dialect)
+
+
 def parse_query(text: str, dialect: str) -> exp.Query:
     """A SELECT for a derived model (`sql:`)."""
     try:

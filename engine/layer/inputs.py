@@ -42,11 +42,11 @@ def read_input(reader: ElementReader, role: str, item: Any, file: str, field: st
         reader.errors.add(f"{field}.alias: invalid alias '{alias}' (letters, digits, single underscores)",
                           where(file, node, "alias", field=f"{field}.alias"), code="invalid_name")
         alias = None
-    texts, nodes = reader._filters(node, file, field)
+    texts, nodes, places = reader._filters(node, file, field)
     offset = _offset(reader, node, file, field) if role == "input" else None
     if not name:
         return None
-    return MetricInput(role, name, alias, texts, nodes, where(file, node, "name", field=field), offset)
+    return MetricInput(role, name, alias, texts, nodes, where(file, node, "name", field=field), offset, places)
 
 
 def _offset(reader: ElementReader, entry: YMap, file: str, ifield: str) -> Offset | None:

@@ -19,7 +19,7 @@ from ..allowlist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
 from ..sql.dialects import SUPPORTED_DIALECTS
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
-from .exprs import ExprError, check_dialect, parse_expression, parse_query, parse_table
+from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
     JOIN_TYPES, RELATIONSHIPS, CachePolicy, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
     TimeSpine,
@@ -406,7 +406,7 @@ class _Reader(ElementReader):
             nodes = []
             for text, loc in filters:
                 try:
-                    nodes.append(parse_expression(text, self.dialect))
+                    nodes.append(parse_filter_expression(text, self.dialect))
                 except ExprError as err:
                     self.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
             hidden = self.string_list(body_map, "hidden", file, field)

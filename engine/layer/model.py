@@ -102,6 +102,7 @@ class NonAdditive:
     window_choice: str  # "min" | "max"
     window_groupings: tuple[str, ...] = ()  # dimensions of the measure's model (e.g. an account id)
     location: Location | None = field(default=None, compare=False)  # where it is written, for messages
+    grouping_locations: tuple[Location, ...] = field(default=(), compare=False)  # each window_groupings entry's, for messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +171,7 @@ class MetricInput:
     filter_nodes: tuple[exp.Expression, ...] = ()
     location: Location | None = None
     offset: Offset | None = None  # derived inputs only
+    filter_locations: tuple[Location, ...] = field(default=(), compare=False)  # each filter's, for messages
 
     @property
     def reference(self) -> str:
@@ -201,6 +203,7 @@ class Metric:
     join_to_timespine: bool = False  # simple: one row per time-spine period when grouped by time
     input_specs: tuple[MetricInput, ...] = ()  # ratio sides / derived `inputs:` (filters, aliases, offsets)
     conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py
+    filter_locations: tuple[Location, ...] = field(default=(), compare=False)  # each of `filters`', for messages
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""

@@ -4,6 +4,7 @@ primary keys where fan-out can happen, access roles, and columns against sources
 from __future__ import annotations
 
 from graphlib import CycleError, TopologicalSorter
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -13,6 +14,10 @@ from .inputs import check_inputs
 from .joins import FLIP
 from ..smq.metric_filters import is_placeholder
 from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
+
+if TYPE_CHECKING:
+    from ..errors import QueryError
+    from ..smq.resolve import Resolver
 
 
 def element_names(layer: SemanticLayer) -> dict[str, str]:
@@ -64,6 +69,9 @@ def _check_joins(layer: SemanticLayer, errors: ErrorCollector) -> None:
 
 
 def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str], measures: list[str]) -> None:
+    from ..smq.resolve import Resolver
+
+    resolver = Resolver(layer)  # the names of metric filters, read as queries read them
     graph: dict[str, list[str]] = {}  # metric -> the metrics it reads, in the order met
     for metric in layer.metrics.values():
         graph.setdefault(metric.name, [])
@@ -87,7 +95,10 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 if ref in layer.metrics:
                     graph[metric.name].append(ref)
                 elif elements.get(ref) != "measure" and ref not in {i.name for i in metric.input_specs}:  # those: at their line
-                    unknown(ref, "input", measures + list(layer.metrics))
+                    aliases = [i.alias for i in metric.input_specs if i.alias]  # a misspelled alias: the nearest aliases first
+                    errors.add(f"{field}: input '{ref}' is not {'an alias of its inputs, nor ' if aliases else ''}a measure or metric "
+                               "of this layer", loc, code="unknown_element",
+                               suggestions=list(dict.fromkeys(nearest(ref, aliases) + nearest(ref, measures + list(layer.metrics)))))
             for _subquery in metric.expr_node.find_all(exp.Subquery, exp.Select):
                 errors.add(f"{field}.expr: subqueries are not allowed in a derived metric", loc, code="invalid_metric")
                 break
@@ -103,9 +114,12 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                     errors.add(f"{spec.location.field if spec.location else field}: input '{spec.name}' is not a measure or metric "
                                "of this layer", spec.location or loc, code="unknown_element",
                                suggestions=nearest(spec.name, measures + list(layer.metrics)))
-        filters = [(text, node, field, loc) for text, node in zip(metric.filters, metric.filter_nodes)]
-        filters += [(text, node, spec.location.field if spec.location else field, spec.location or loc)
-                    for spec in metric.input_specs for text, node in zip(spec.filters, spec.filter_nodes)]
+        filters = [(text, node, field, _at(metric.filter_locations, i, loc, f"{field}.filters"))
+                   for i, (text, node) in enumerate(zip(metric.filters, metric.filter_nodes))]
+        for spec in metric.input_specs:
+            sfield = spec.location.field if spec.location and spec.location.field else field
+            filters += [(text, node, sfield, _at(spec.filter_locations, i, spec.location or loc, f"{sfield}.filters"))
+                        for i, (text, node) in enumerate(zip(spec.filters, spec.filter_nodes))]
         if metric.conversion is not None:  # base_measure / conversion_measure filters, at their own lines
             filters += [(text, node, str(floc.field or field or "").rpartition(".filters")[0], floc)
                         for text, node, floc in (*metric.conversion.base_filters, *metric.conversion.conversion_filters)]
@@ -119,7 +133,11 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
                 if isinstance(col.parent, exp.Dot) or is_placeholder(column_name(col)):
                     continue
                 ref = _strip_grain(column_name(col).split(".")[-1])
-                if elements.get(ref) != "dimension" and not _time_axis_or_mf_name(layer, column_name(col)):
+                problem = _filter_name_problem(resolver, column_name(col), f"{ffield}.filters")
+                if problem is not None:  # what is wrong with a name that is almost a dimension, as a query says it
+                    errors.add(f"{ffield}.filters: filter '{text}': {problem.message}", floc, code=problem.code,
+                               suggestions=problem.suggestions)
+                elif elements.get(ref) != "dimension" and not _time_axis_or_mf_name(resolver, column_name(col)):
                     errors.add(f"{ffield}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
                                floc, code="invalid_filter", suggestions=nearest(ref, dimensions))
         if metric.join_to_timespine and layer.time_spine is None:
@@ -145,6 +163,12 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         first = layer.metrics[sorted(cycle)[0]]
         chain = " -> ".join(cycle + [cycle[0]])
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
+
+
+def _at(places: tuple[Location, ...], i: int, fallback: Location, field: str) -> Location:
+    """Where the i-th filter is written (its own line), else the element's; the field as the message names it."""
+    loc = places[i] if i < len(places) else fallback
+    return Location(loc.file, loc.line, loc.column, field)
 
 
 def _metric_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
@@ -176,15 +200,31 @@ def _without_metric_calls(layer: SemanticLayer, node: exp.Expression, text: str,
         return None
 
 
-def _time_axis_or_mf_name(layer: SemanticLayer, name: str) -> bool:
+def _time_axis_or_mf_name(resolver: Resolver, name: str) -> bool:
     """metric_time, a date part, or a MetricFlow name (on a layer with entities): a dimension too."""
     from ..errors import QueryError
-    from ..smq.resolve import DimRef, Resolver
+    from ..smq.resolve import DimRef
 
     try:
-        return isinstance(Resolver(layer).resolve(name, "filters"), DimRef)
+        return isinstance(resolver.resolve(name, "filters"), DimRef)
     except QueryError:
         return False
+
+
+# what a query says of a name that is almost a dimension (a grain, a date part, a path), said of a layer filter too
+NAME_PROBLEMS = ("unknown_grain", "invalid_grain", "invalid_name", "unreachable_model", "ambiguous_path")
+
+
+def _filter_name_problem(resolver: Resolver, name: str, field: str) -> QueryError | None:
+    """The query's own error for a name in a layer filter (`metric_time__fortnight`, `Model__status__extract_dow`),
+    or None when the name is a dimension, or simply not one (reported as such by the caller)."""
+    from ..errors import QueryError
+
+    try:
+        resolver.resolve(name, field)
+    except QueryError as err:
+        return err if err.code in NAME_PROBLEMS else None
+    return None
 
 
 def _allowed(node: exp.Expression, text: str, field: str, what: str, loc: Location, errors: ErrorCollector) -> None:

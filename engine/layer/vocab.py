@@ -85,7 +85,10 @@ def _non_additive(reader: BaseReader, parent: YMap, raw: Any, agg: str, file: st
         return None
     if not name:
         return None
-    return NonAdditive(name, choice, tuple(groupings), where(file, spec, "name", field=field))
+    gfield = f"{field}.window_groupings"
+    places = tuple(where(file, groupings, i, field=gfield) if isinstance(groupings, YSeq)
+                   else where(file, spec, "window_groupings", field=gfield) for i in range(len(groupings)))
+    return NonAdditive(name, choice, tuple(groupings), where(file, spec, "name", field=field), places)
 
 
 def check_non_additive(reader: BaseReader, model: str, measure: Measure, dimensions: dict[str, Dimension]) -> bool:
@@ -103,9 +106,10 @@ def check_non_additive(reader: BaseReader, model: str, measure: Measure, dimensi
         reader.errors.add(f"{field}.name: '{spec.dimension}' {what} of {model}", here, code="invalid_time_dimension",
                           suggestions=nearest(spec.dimension, [d.name for d in dimensions.values() if d.is_time]))
         ok = False
-    for g in spec.window_groupings:
+    for i, g in enumerate(spec.window_groupings):
         if g not in dimensions:
-            reader.errors.add(f"{field}.window_groupings: '{g}' is not a dimension of {model}", here, code="unknown_element",
+            gloc = spec.grouping_locations[i] if i < len(spec.grouping_locations) else here
+            reader.errors.add(f"{field}.window_groupings: '{g}' is not a dimension of {model}", gloc, code="unknown_element",
                               suggestions=nearest(g, list(dimensions)))
             ok = False
     return ok

@@ -69,7 +69,7 @@ def check_offset_keys(layer: SemanticLayer, group: FactGroup, offset: Offset, or
         raise QueryError(f"measure {measure.qualified_name} is read at nested offsets ({offset}); by {finest} this is "
                          f"supported when each offset of a metric moves whole {finest}s and an offset of a measure or simple "
                          f"metric counts in {finest}s: group {dim.qualified_name} by day (metric_time__day), where any "
-                         "nesting is", code="unsupported_offset", location=Location(field=origin))
+                         "nesting is exact", code="unsupported_offset", location=Location(field=origin))
     return offset
 
 

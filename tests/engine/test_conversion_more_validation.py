@@ -38,7 +38,7 @@ def test_conversion_filters_are_checked_where_they_are_written(tmp_path: Path) -
            "which is not a dimension" in text and "did you mean 'OrderModel__status'" in text
     assert "orders.yml:23:17: metrics[2].conversion_measure.filters: 'OrderModel__orderDat > '2024-01-01'' refers to " \
            "'OrderModel__orderDat'" in text and "did you mean 'OrderModel__orderDate'" in text
-    assert "orders.yml:18:11: metrics[2].filters: 'OrderModel__stat = 'x'' refers to 'OrderModel__stat'" in text
+    assert "orders.yml:25:15: metrics[2].filters: 'OrderModel__stat = 'x'' refers to 'OrderModel__stat'" in text  # its own line
     errs = errors_of(tmp_path / "2", with_metrics("""
           - name: conv
             type: conversion

@@ -110,6 +110,7 @@ def test_an_offset_needs_metric_time_and_nested_offsets_by_day(tmp_path: Path) -
     with pytest.raises(QueryError) as info:  # nested offsets by week: 2 days do not move whole weeks
         layer.compile({"metrics": ["lastWeekTwice"], "group_by": ["metric_time__week"]})
     assert info.value.code == "unsupported_offset"
+    assert info.value.message.endswith("(metric_time__day), where any nesting is exact"), info.value.message  # not cut off
     sql = layer.compile({"metrics": ["lastWeek"], "group_by": ["metric_time__month"]})
     assert "INNER JOIN" in sql and "spine" in sql  # the spine's days, each reading the orders of a week before
 

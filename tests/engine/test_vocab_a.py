@@ -106,6 +106,12 @@ def test_percentiles_per_dialect(tmp_path: Path, dialect: str) -> None:
         assert err.value.code == "unsupported_aggregation"
         assert ("SQLite" if dialect == "sqlite" else "MySQL/MariaDB") in err.value.message
         assert "OrderModel__approxMedianFreight" in err.value.message
+        assert err.value.location is not None and err.value.location.field == "metrics[0]"  # the query's field, not the measure
+        ratio = "      - {name: p90Ratio, type: ratio, numerator: OrderModel__p90Freight, denominator: OrderModel__orderCount}\n"
+        layer = load_layer(write_layer(tmp_path / "ratio", {"models/orders.yml": ORDERS + ratio}) / "mini")
+        with pytest.raises(QueryError) as err:  # through a metric: the field that names the metric
+            layer.compile({"metrics": ["OrderModel__orderCount", "p90Ratio"]}, dialect=dialect)
+        assert err.value.location is not None and err.value.location.field == "metrics[1]"
         return
     sql = layer.compile(smq, dialect=dialect, pretty=False)
     assert APPROXIMATE[dialect] in sql, sql
