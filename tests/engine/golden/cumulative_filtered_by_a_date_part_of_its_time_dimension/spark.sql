@@ -18,7 +18,7 @@ WITH `f0_rows` AS (
         MAX(`t`)
       FROM `f0_rows`
     )
-    AND CAST(EXTRACT(ISODOW FROM `spine`.`date_day`) AS INT) = 7
+    AND CAST(EXTRACT(DAYOFWEEK_ISO FROM `spine`.`date_day`) AS INT) = 7
     AND `spine`.`date_day` >= CAST('2024-03-01' AS DATE)
     AND `spine`.`date_day` <= CAST('2024-03-31' AS DATE)
 ), `f0_days` AS (

@@ -30,7 +30,7 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     `p`.`period` AS `g0`,
-    CAST(EXTRACT(ISODOW FROM `p`.`period`) AS INT) AS `g1`,
+    CAST(EXTRACT(DAYOFWEEK_ISO FROM `p`.`period`) AS INT) AS `g1`,
     COALESCE(SUM(`r`.`i0`), 0) AS `a0`
   FROM `f0_periods` AS `p`
   LEFT JOIN `f0_days` AS `r`
@@ -38,7 +38,7 @@ WITH `f0_rows` AS (
     AND `r`.`t` >= DATE_ADD(DATE_ADD(`p`.`period`, 1), -7)
   GROUP BY
     `p`.`period`,
-    CAST(EXTRACT(ISODOW FROM `p`.`period`) AS INT)
+    CAST(EXTRACT(DAYOFWEEK_ISO FROM `p`.`period`) AS INT)
 )
 SELECT
   `m`.`g0` AS `OrdersModel__orderDate__day`,
