@@ -288,6 +288,11 @@ class Planner:
                        f"grain_to_date ({cumulative.grain_to_date})") + " ends at a period; only an all-time cumulative metric is read without one (as its total)",
                     code="missing_time_dimension", location=Location(field=origin),
                 )
+            if cumulative is not None and all(ref.date_part for ref in group_keys if ref.dimension is time_ref.dimension):
+                raise QueryError(  # a date part is the period's: the periods need a grain
+                    f"cumulative metric '{cumulative.name}' is grouped by a date part of its time dimension "
+                    f"{cumulative.time_dimension} only; add the dimension at a grain (e.g. {cumulative.time_dimension}__day): "
+                    "the date part is that of each period", code="missing_time_dimension", location=Location(field=origin))
             if cumulative is not None:
                 needed.append((time_ref, origin))
         paths: dict[tuple[str, tuple[str, ...]], tuple[DimRef, Path]] = {}

@@ -41,8 +41,8 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         ctes: list[tuple[str, exp.Select]] = []
         for group in groups:
             if group.cumulative is not None:
-                cumulative = renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters)
-                ctes += cumulative if group.offset is None else offset_cumulative(renderer, group, cumulative, group.keys)
+                ctes += (renderer.cumulative_ctes(group, group.keys, group.where, group.time_filters) if group.offset is None
+                         else offset_cumulative(renderer, group, group.keys))
             elif group.conversion is not None:  # read at an offset too: its base events shifted (sql/conversion.py)
                 ctes += conversion_ctes(renderer, group, group.keys, group.where)
             elif group.offset is not None:

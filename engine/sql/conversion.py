@@ -19,9 +19,9 @@ from ..layer.model import GRAINS, Dimension, Measure, Model
 from ..plan.nodes import FactGroup
 from ..smq.filters import Filter, MetricFilterRef
 from ..smq.resolve import DimRef
-from .dialects import date_part, to_date, truncate
+from .dialects import date_part, shift, to_date, truncate
 from .metric_joins import join_metric_filters, metric_aware
-from .offsets import _one_day_per_period, join_grain, read_period, shift
+from .offsets import _one_day_per_period, join_grain, read_period
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
 
 

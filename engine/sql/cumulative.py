@@ -19,7 +19,7 @@ from sqlglot import exp
 from ..layer.model import GRAINS
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import add_interval, to_date, truncate
+from .dialects import add_interval, date_part, shift, to_date, truncate
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, aliased, col, ident, qualify
 
@@ -32,8 +32,11 @@ CTEs = list[tuple[str, exp.Select]]
 
 
 def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
-                    time_filters: tuple[Filter, ...]) -> CTEs:
-    """The CTEs of one cumulative group; the last is named after the group, with columns g<i> and the aggregates."""
+                    time_filters: tuple[Filter, ...], read: exp.Select | None = None) -> CTEs:
+    """The CTEs of one cumulative group; the last is named after the group, with columns g<i> and the aggregates.
+
+    `read` (a cumulative read at an offset under a time filter): the periods it looks up, computed instead of
+    the periods the time filters pick (those pick the shifted periods reported, offsets.offset_cumulative)."""
     metric = group.cumulative
     assert metric is not None, "only a cumulative group has cumulative CTEs"
     dialect = renderer.dialect
@@ -47,8 +50,9 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     def render_ref(ref: DimRef) -> exp.Expression:
         return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
-    is_time = [ref.dimension.qualified_name == metric.time_dimension and not ref.date_part for ref in keys]
-    grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t]
+    # a date part of the time dimension is the period's (computed from it), as its grains are
+    is_time = [ref.dimension.qualified_name == metric.time_dimension for ref in keys]
+    grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t and not ref.date_part]  # planned: one at least
     period_grain = min(grains, key=GRAINS.index)
     nonempty = metric.periods == "nonempty_window"
     daily = period_grain != "day" and (metric.period_agg == "average" or nonempty)
@@ -89,12 +93,14 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
         else:
             bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=add_interval(rows_bound(exp.Max), metric.window.count + 1,
-                                                                           metric.window.unit, dialect)))
+        bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), metric.window.count + 1,
+                                                                    metric.window.unit, dialect)))
     elif metric.grain_to_date:
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=add_interval(rows_bound(exp.Max), 1, metric.grain_to_date, dialect)))
-    for f in time_filters:
-        bounds.append(renderer.filter_expr(f, lambda ref: truncate(spine_col.copy(), ref.grain, dialect) if ref.grain else spine_col.copy()))
+        bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), 1, metric.grain_to_date, dialect)))
+    if read is None:
+        bounds += [renderer.filter_expr(f, renderer.on_spine(spine_col)) for f in time_filters]
+    else:  # only the periods an offset looks up (the days of those periods when daily)
+        bounds.append(exp.In(this=truncate(spine_col.copy(), period_grain, dialect), query=exp.Subquery(this=read)))
     periods = (
         exp.Select(expressions=[exp.alias_(truncate(spine_col.copy(), step, dialect), "period", quoted=True)])
         .from_(aliased(spine.table_node, "spine"))
@@ -107,7 +113,8 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     next_start = add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else step, dialect)
     on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
     if metric.window is not None:
-        on.append(exp.GTE(this=col("t", "r"), expression=add_interval(next_start.copy(), -metric.window.count, metric.window.unit, dialect)))
+        # a month step past a month's end lands on its last day on every engine (SQLite's date() rolls over)
+        on.append(exp.GTE(this=col("t", "r"), expression=shift(next_start.copy(), -metric.window.count, metric.window.unit, dialect)))
     elif metric.grain_to_date:
         period_end = add_interval(next_start.copy(), -1, "day", dialect)
         on.append(exp.GTE(this=col("t", "r"), expression=truncate(period_end, metric.grain_to_date, dialect)))
@@ -132,6 +139,8 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
             key_exprs.append(col(f"g{i}", "r"))
         elif daily:
             key_exprs.append(period.copy())  # one time key per day here; the periods come after
+        elif ref.date_part:
+            key_exprs.append(date_part(period.copy(), ref.date_part, dialect))
         else:
             grain = ref.grain or "day"
             key_exprs.append(period.copy() if grain == period_grain else truncate(period.copy(), grain, dialect))
@@ -160,8 +169,9 @@ def _per_period(group: FactGroup, keys: tuple[DimRef, ...], is_time: list[bool],
     assert metric is not None
     day = col("day", "d")
     period = truncate(day.copy(), period_grain, dialect)  # a coarser time key is its period's (as without the daily step)
-    key_exprs = [(period.copy() if (keys[i].grain or "day") == period_grain else truncate(period.copy(), keys[i].grain or "day", dialect))
-                 if t else col(f"g{i}", "d") for i, t in enumerate(is_time)]
+    key_exprs = [col(f"g{i}", "d") if not t else date_part(period.copy(), str(keys[i].date_part), dialect) if keys[i].date_part
+                 else period.copy() if (keys[i].grain or "day") == period_grain else truncate(period.copy(), keys[i].grain or "day", dialect)
+                 for i, t in enumerate(is_time)]
     source = exp.Table(this=ident(daily), alias=exp.TableAlias(this=ident("d")))
     if metric.period_agg == "average":
         return (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],

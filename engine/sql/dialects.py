@@ -121,6 +121,8 @@ def date_part(value: exp.Expression, part: str, dialect: str) -> exp.Expression:
                            expression=_num(1))
     if dialect == "trino":
         unit = {"ISODOW": "DOW", "DOY": "DOY"}.get(unit, unit)
+    if dialect in SPARK_FAMILY:  # Spark has no ISODOW field
+        unit = {"ISODOW": "DAYOFWEEK_ISO"}.get(unit, unit)
     return exp.Cast(this=exp.Extract(this=exp.var(unit), expression=value), to=_type("INT"))
 
 
@@ -152,6 +154,18 @@ def add_interval(value: exp.Expression, count: int, unit: str, dialect: str) -> 
     # duckdb and anything else sqlglot transpiles well
     shifted = exp.Add(this=value, expression=exp.Interval(this=_lit(str(count)), unit=exp.var(unit.upper())))
     return exp.Cast(this=shifted, to=_type("DATE"))
+
+
+def shift(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
+    """value + count units as a DATE; a month/year step past a month's end lands on its last day on every
+    engine (SQLite's date() would roll over into the next month)."""
+    if dialect != "sqlite" or unit not in ("month", "quarter", "year"):
+        return add_interval(value, count, unit, dialect)
+    months = count * {"month": 1, "quarter": 3, "year": 12}[unit]
+    moved = _f("DATE", value, _lit(f"{months:+d} months"))
+    rolled = exp.NEQ(this=_f("STRFTIME", _lit("%d"), moved.copy()), expression=_f("STRFTIME", _lit("%d"), value.copy()))
+    last_day = _f("DATE", moved.copy(), _lit("start of month"), _lit("-1 days"))
+    return exp.Case(ifs=[exp.If(this=rolled, true=last_day)], default=moved)
 
 
 def date_literal(value: exp.Literal, type_: str, dialect: str) -> exp.Expression:

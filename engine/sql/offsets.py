@@ -21,20 +21,8 @@ from ..plan.nodes import FactGroup
 from ..plan.offsets import offset_join_grain
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import _f, _lit, add_interval, date_part, to_date, truncate
+from .dialects import date_part, shift, to_date, truncate
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
-
-
-def shift(value: exp.Expression, count: int, unit: str, dialect: str) -> exp.Expression:
-    """value + count units as a DATE; a month/year step past a month's end lands on its last day on every
-    engine (SQLite's date() would roll over into the next month)."""
-    if dialect != "sqlite" or unit not in ("month", "quarter", "year"):
-        return add_interval(value, count, unit, dialect)
-    months = count * {"month": 1, "quarter": 3, "year": 12}[unit]
-    moved = _f("DATE", value, _lit(f"{months:+d} months"))
-    rolled = exp.NEQ(this=_f("STRFTIME", _lit("%d"), moved.copy()), expression=_f("STRFTIME", _lit("%d"), value.copy()))
-    last_day = _f("DATE", moved.copy(), _lit("start of month"), _lit("-1 days"))
-    return exp.Case(ifs=[exp.If(this=rolled, true=last_day)], default=moved)
 
 
 def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
@@ -129,16 +117,18 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
 
 
 
-def offset_cumulative(renderer: Renderer, group: FactGroup, ctes: list[tuple[str, exp.Select]],
-                      keys: tuple[DimRef, ...]) -> list[tuple[str, exp.Select]]:
+def offset_cumulative(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...]) -> list[tuple[str, exp.Select]]:
     """A cumulative metric read at an offset: its running values (the last CTE) looked up at the shifted period,
     for each period of the spine (an inner join, as for any offset input). The query groups its time dimension
-    at one grain: by day, or (offset_window) by the window's own unit, where periods map one to one."""
+    at one grain: by day, or (offset_window) by the window's own unit, where periods map one to one; a date part
+    of it is the reported period's. A filter on the time dimension picks the periods reported, as MetricFlow
+    filters the final periods: the values looked up are the running values, whatever the filter (computed
+    only for the periods looked up)."""
     offset, metric = group.offset, group.cumulative
     assert offset is not None and metric is not None and renderer.layer.time_spine is not None
     dialect = renderer.dialect
-    time_keys = [i for i, ref in enumerate(keys) if ref.dimension.qualified_name == metric.time_dimension and not ref.date_part]
-    grains = {keys[i].grain or "day" for i in time_keys}
+    time_keys = [i for i, ref in enumerate(keys) if ref.dimension.qualified_name == metric.time_dimension]
+    grains = {keys[i].grain or "day" for i in time_keys if not keys[i].date_part}
     grain = next(iter(grains)) if len(grains) == 1 else ""
     if grain not in ("day", offset.grain if offset.window is not None else "day"):
         raise QueryError(f"cumulative metric '{metric.name}' read at an offset ({offset}) is supported by day"
@@ -146,18 +136,26 @@ def offset_cumulative(renderer: Renderer, group: FactGroup, ctes: list[tuple[str
                          + f", with its time dimension in group_by at one grain (got {', '.join(sorted(grains)) or 'none'})",
                          code="unsupported_offset", location=Location(field="group_by"))
     spine = renderer.layer.time_spine
+    day = col(spine.column, "spine")
     unshifted = f"{group.id}_unshifted"
     periods_name = f"{group.id}_shifted_periods"
-    periods = (exp.Select(expressions=[exp.alias_(truncate(col(spine.column, "spine"), grain, dialect), "period", quoted=True)])
+    periods = (exp.Select(expressions=[exp.alias_(truncate(day.copy(), grain, dialect), "period", quoted=True)])
                .from_(aliased(spine.table_node, "spine")).distinct(copy=False))
+    if group.time_filters:
+        periods = periods.where(*[renderer.filter_expr(f, renderer.on_spine(day)) for f in group.time_filters], copy=False)
     period = col("period", "p")
     looked_up = (shift(period.copy(), -offset.window.count, offset.window.unit, dialect) if offset.window is not None
                  else truncate(period.copy(), str(offset.to_grain), dialect))
-    key_exprs = [period.copy() if i in time_keys else col(f"g{i}", "c") for i in range(len(keys))]
+    read = (exp.Select(expressions=[looked_up.copy()]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+            if group.time_filters else None)
+    ctes = renderer.cumulative_ctes(group, keys, group.where, group.time_filters, read)
+    join_key = next(i for i in time_keys if not keys[i].date_part)
+    key_exprs = [col(f"g{i}", "c") if i not in time_keys else date_part(period.copy(), str(keys[i].date_part), dialect)
+                 if keys[i].date_part else period.copy() for i in range(len(keys))]
     final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.aggregates]])
              .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
              .join(exp.Table(this=ident(unshifted), alias=exp.TableAlias(this=ident("c"))),
-                   on=exp.EQ(this=col(f"g{time_keys[0]}", "c"), expression=looked_up), join_type="INNER", copy=False))
+                   on=exp.EQ(this=col(f"g{join_key}", "c"), expression=looked_up), join_type="INNER", copy=False))
     name, last = ctes[-1]
-    return [*ctes[:-1], (unshifted, last), (periods_name, periods), (name, final)]
+    return [(periods_name, periods), *ctes[:-1], (unshifted, last), (name, final)]

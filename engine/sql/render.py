@@ -19,7 +19,7 @@ from ..layer.joins import Path
 from ..layer.model import Measure, Model, SemanticLayer
 from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
-from .dialects import add_interval, date_literal, date_part, truncate
+from .dialects import add_interval, date_literal, date_part, shift, truncate
 from .percentile import PERCENTILE_AGGS, percentile_aggregate
 from .semi_additive import on_window, window_columns
 from .metric_joins import join_metric_filters, metric_aware
@@ -122,6 +122,15 @@ class Renderer:
 
         return substitute(node, lambda name: wrap(render_ref(cast(DimRef, refs[name]))))  # a row filter names dimensions only
 
+    def on_spine(self, day: exp.Expression) -> Callable[[DimRef], exp.Expression]:
+        """A time filter's dimension read on a spine day (at its grain, or its date part): a filter on periods."""
+        def render(ref: DimRef) -> exp.Expression:
+            if ref.date_part:
+                return date_part(day.copy(), ref.date_part, self.dialect)
+            return truncate(day.copy(), ref.grain, self.dialect) if ref.grain else day.copy()
+
+        return render
+
     def type_date_literals(self, node: exp.Expression, refs: dict) -> exp.Expression:
         """'2024-01-01' compared with a date dimension becomes a typed literal where engines need it."""
         from ..layer.model import column_name
@@ -140,7 +149,10 @@ class Renderer:
                 parts = interval_parts(n.expression)
                 if parts is not None:  # checked when the filter was parsed
                     count, unit = parts
-                    return add_interval(fix(n.this), -count if isinstance(n, exp.Sub) else count, unit, self.dialect)
+                    # a month step past a month's end lands on its last day on SQLite too, as elsewhere; from the
+                    # first day of a month (the structured ranges' period starts) it cannot, so plain arithmetic
+                    start = isinstance(n.this, exp.DateTrunc) and n.this.args["unit"].name.lower() in ("month", "quarter", "year")
+                    return (add_interval if start else shift)(fix(n.this), -count if isinstance(n, exp.Sub) else count, unit, self.dialect)
             if isinstance(n, _COMPARISONS):
                 for a, b in (("this", "expression"), ("expression", "this")):
                     kind = time_type(n.args.get(a))
@@ -239,7 +251,7 @@ class Renderer:
 
     # -- cumulative ------------------------------------------------------------------------
     def cumulative_ctes(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
-                        time_filters: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
+                        time_filters: tuple[Filter, ...], read: exp.Select | None = None) -> list[tuple[str, exp.Select]]:
         from .cumulative import cumulative_ctes  # it builds on this module's JoinTree
 
-        return cumulative_ctes(self, group, keys, where, time_filters)
+        return cumulative_ctes(self, group, keys, where, time_filters, read)

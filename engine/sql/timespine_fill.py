@@ -17,7 +17,7 @@ from ..layer.model import Metric, SemanticLayer
 from ..plan.nodes import QueryPlan
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import date_part, truncate
+from .dialects import truncate
 from .render import Renderer
 
 
@@ -106,12 +106,7 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     day = _col(spine.column, "spine")
     period = truncate(day, grain, dialect)
 
-    def on_spine(ref: DimRef) -> exp.Expression:
-        if ref.date_part:
-            return date_part(day.copy(), ref.date_part, dialect)
-        return truncate(day.copy(), ref.grain, dialect) if ref.grain else day.copy()
-
-    bounds = [renderer.filter_expr(f, on_spine) for f in _spine_filters(plan, plan.group_keys[position])]
+    bounds = [renderer.filter_expr(f, renderer.on_spine(day)) for f in _spine_filters(plan, plan.group_keys[position])]
     periods = exp.Select(expressions=[exp.alias_(period, "period", quoted=True)]).from_(_aliased(spine.table_node, "spine"))
     if bounds:
         periods = periods.where(*bounds, copy=False)

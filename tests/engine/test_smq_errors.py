@@ -162,3 +162,14 @@ def test_same_input_gives_byte_identical_sql(mini: Layer) -> None:
     first = mini.compile(smq, dialect="postgres", use_cache=False)
     again = load_layer(mini.semantic.directory).compile(dict(reversed(list(smq.items()))), dialect="postgres", use_cache=False)
     assert first == again
+
+
+@pytest.mark.parametrize("metric", ["revenueLast7Days", "cumulativeRevenue"])
+def test_cumulative_by_a_date_part_of_its_time_dimension_alone_is_refused(metric: str) -> None:
+    """A date part is the period's; without the time dimension at a grain there are no periods (was an internal error)."""
+    from engine import load_layers
+
+    from ..conftest import DEMO_MODELS
+
+    err = error(load_layers(DEMO_MODELS)["shop"], {"metrics": [metric], "group_by": ["OrdersModel__orderDate__extract_dow"]})
+    assert err.code == "missing_time_dimension" and "OrdersModel__orderDate__day" in err.message

@@ -35,6 +35,10 @@ WITH "f0_rows" AS (
     AND "r"."t" >= toStartOfMonth(addDays(addDays("p"."period", 1), -1))
   GROUP BY
     "p"."period"
+), "f1_shifted_periods" AS (
+  SELECT DISTINCT
+    toDate("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
 ), "f1_rows" AS (
   SELECT
     CAST("orders".order_date AS Nullable(DATE)) AS "t",
@@ -72,10 +76,6 @@ WITH "f0_rows" AS (
     AND "r"."t" >= toStartOfMonth(addDays(addDays("p"."period", 1), -1))
   GROUP BY
     "p"."period"
-), "f1_shifted_periods" AS (
-  SELECT DISTINCT
-    toDate("spine"."date_day") AS "period"
-  FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
     "p"."period" AS "g0",

@@ -38,6 +38,10 @@ WITH "f0_rows" AS (
     ) AS DATE)
   GROUP BY
     "p"."period"
+), "f1_shifted_periods" AS (
+  SELECT DISTINCT
+    CAST("spine"."date_day" AS DATE) AS "period"
+  FROM time_spine AS "spine"
 ), "f1_rows" AS (
   SELECT
     CAST("orders".order_date AS DATE) AS "t",
@@ -78,10 +82,6 @@ WITH "f0_rows" AS (
     ) AS DATE)
   GROUP BY
     "p"."period"
-), "f1_shifted_periods" AS (
-  SELECT DISTINCT
-    CAST("spine"."date_day" AS DATE) AS "period"
-  FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
     "p"."period" AS "g0",

@@ -35,6 +35,10 @@ WITH "f0_rows" AS (
     AND "r"."t" >= DATE(DATE(DATE("p"."period", '+1 days'), '-1 days'), 'start of month')
   GROUP BY
     "p"."period"
+), "f1_shifted_periods" AS (
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
 ), "f1_rows" AS (
   SELECT
     DATE("orders".order_date) AS "t",
@@ -72,10 +76,6 @@ WITH "f0_rows" AS (
     AND "r"."t" >= DATE(DATE(DATE("p"."period", '+1 days'), '-1 days'), 'start of month')
   GROUP BY
     "p"."period"
-), "f1_shifted_periods" AS (
-  SELECT DISTINCT
-    DATE("spine"."date_day") AS "period"
-  FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
     "p"."period" AS "g0",

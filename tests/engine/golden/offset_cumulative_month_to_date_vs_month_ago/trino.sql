@@ -35,6 +35,10 @@ WITH "f0_rows" AS (
     AND "r"."t" >= CAST(DATE_TRUNC('month', DATE_ADD('day', -1, DATE_ADD('day', 1, "p"."period"))) AS DATE)
   GROUP BY
     "p"."period"
+), "f1_shifted_periods" AS (
+  SELECT DISTINCT
+    CAST("spine"."date_day" AS DATE) AS "period"
+  FROM time_spine AS "spine"
 ), "f1_rows" AS (
   SELECT
     CAST("orders".order_date AS DATE) AS "t",
@@ -72,10 +76,6 @@ WITH "f0_rows" AS (
     AND "r"."t" >= CAST(DATE_TRUNC('month', DATE_ADD('day', -1, DATE_ADD('day', 1, "p"."period"))) AS DATE)
   GROUP BY
     "p"."period"
-), "f1_shifted_periods" AS (
-  SELECT DISTINCT
-    CAST("spine"."date_day" AS DATE) AS "period"
-  FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
     "p"."period" AS "g0",

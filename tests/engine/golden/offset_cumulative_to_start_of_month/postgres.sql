@@ -34,6 +34,10 @@ WITH "f0_rows" AS (
     ON "r"."t" < CAST("p"."period" + INTERVAL '1 day' AS DATE)
   GROUP BY
     "p"."period"
+), "f1_shifted_periods" AS (
+  SELECT DISTINCT
+    CAST("spine"."date_day" AS DATE) AS "period"
+  FROM time_spine AS "spine"
 ), "f1_rows" AS (
   SELECT
     CAST("orders".order_date AS DATE) AS "t",
@@ -70,10 +74,6 @@ WITH "f0_rows" AS (
     ON "r"."t" < CAST("p"."period" + INTERVAL '1 day' AS DATE)
   GROUP BY
     "p"."period"
-), "f1_shifted_periods" AS (
-  SELECT DISTINCT
-    CAST("spine"."date_day" AS DATE) AS "period"
-  FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
     "p"."period" AS "g0",

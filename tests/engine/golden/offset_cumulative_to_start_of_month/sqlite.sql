@@ -34,6 +34,10 @@ WITH "f0_rows" AS (
     ON "r"."t" < DATE("p"."period", '+1 days')
   GROUP BY
     "p"."period"
+), "f1_shifted_periods" AS (
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
 ), "f1_rows" AS (
   SELECT
     DATE("orders".order_date) AS "t",
@@ -70,10 +74,6 @@ WITH "f0_rows" AS (
     ON "r"."t" < DATE("p"."period", '+1 days')
   GROUP BY
     "p"."period"
-), "f1_shifted_periods" AS (
-  SELECT DISTINCT
-    DATE("spine"."date_day") AS "period"
-  FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
     "p"."period" AS "g0",

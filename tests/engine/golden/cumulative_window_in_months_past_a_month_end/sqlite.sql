@@ -1,0 +1,50 @@
+WITH "f0_rows" AS (
+  SELECT
+    DATE("orders".order_date) AS "t",
+    "orders".order_id AS "i0"
+  FROM orders AS "orders"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" >= (
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" <= (
+      SELECT
+        MAX("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" >= '2023-04-27'
+    AND "spine"."date_day" <= '2023-05-01'
+), "f0_days" AS (
+  SELECT
+    "t",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
+), "f0" AS (
+  SELECT
+    "p"."period" AS "g0",
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
+  FROM "f0_periods" AS "p"
+  LEFT JOIN "f0_days" AS "r"
+    ON "r"."t" < DATE("p"."period", '+1 days')
+    AND "r"."t" >= CASE
+      WHEN STRFTIME('%d', DATE(DATE("p"."period", '+1 days'), '-2 months')) <> STRFTIME('%d', DATE("p"."period", '+1 days'))
+      THEN DATE(DATE(DATE("p"."period", '+1 days'), '-2 months'), 'start of month', '-1 days')
+      ELSE DATE(DATE("p"."period", '+1 days'), '-2 months')
+    END
+  GROUP BY
+    "p"."period"
+)
+SELECT
+  "m"."g0" AS "OrdersModel__orderDate__day",
+  "m"."a0" AS "ordersLast2Months"
+FROM "f0" AS "m"
+ORDER BY
+  "OrdersModel__orderDate__day" ASC NULLS LAST
