@@ -72,25 +72,45 @@ def _spine_filters(plan: QueryPlan, key: DimRef) -> list[Filter]:
     return [f for f in plan.where if f.dimension_refs() and all(same(r) for r in f.dimension_refs())]
 
 
+def spine_key(plan: QueryPlan, layer: SemanticLayer) -> tuple[int, str] | None:
+    """The group key the spine is joined on (its position, its grain), or None: no spine join."""
+    if layer.time_spine is None or not any(_joins_spine(layer, o.name) for o in plan.outputs):
+        return None
+    return _time_key(plan)
+
+
+def having_column(i: int) -> str:
+    """The result's column holding the query's i-th metric filter, read after the spine join (no
+    element is named so: names start with a letter)."""
+    return f"_having{i}"
+
+
 def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -> exp.Query:
-    """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged)."""
+    """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged).
+
+    With a spine join the query's metric filters (its HAVING) are columns of the result (compose) and hold
+    here, on the filled value of every period: MetricFlow applies them to the joined and filled output, so
+    a period the spine adds is listed only when its fill passes them."""
     layer, dialect = renderer.layer, renderer.dialect
     names = [o.name for o in plan.outputs]
     metrics = {o.name: m for o in plan.outputs if (m := _metric(layer, o.name)) is not None}
-    spine_wanted = any(_joins_spine(layer, o.name) for o in plan.outputs)
     # ratio and derived metrics: a period the spine adds computes the expression over empty inputs
     computed = {o.name: _over_empty_inputs(o.template) for o in plan.outputs
                 if (m := layer.metrics.get(o.name)) is not None and m.type in ("ratio", "derived")}
     fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
-    key = _time_key(plan) if spine_wanted and layer.time_spine is not None else None
+    key = spine_key(plan, layer)
     if key is None:  # the fill of a group without rows is in the metric's own expression (planner.expand)
         return query
+
+    def added(table: str, value: exp.Expression, otherwise: exp.Expression) -> exp.Expression:
+        """`value` in a period the spine adds (the result has no row for it), else `otherwise`."""
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=_col(time_name, table), expression=exp.Null()), true=value)],
+                        default=otherwise)
 
     def filled(name: str, table: str) -> exp.Expr:
         value: exp.Expression = _col(name, table)
         if name in computed:
-            value = exp.Case(ifs=[exp.If(this=exp.Is(this=_col(time_name, table), expression=exp.Null()), true=computed[name])],
-                             default=value)
+            value = added(table, computed[name], value)
         elif name in fills:
             value = exp.Coalesce(this=value, expressions=[exp.Literal.number(fills[name])])
         return exp.alias_(value, name, quoted=True)
@@ -115,6 +135,8 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     periods = exp.Select(expressions=[exp.alias_(period, "period", quoted=True)]).from_(_aliased(spine.table_node, "spine"))
     if bounds:
         periods = periods.where(*bounds, copy=False)
+    # a metric filter holds on the filled value: the result's, or over empty inputs in a period the spine adds
+    having = [added("r", _over_empty_inputs(h), _col(having_column(i), "r")) for i, h in enumerate(plan.having)]
     periods = periods.distinct(copy=False)
     projection = [exp.alias_(_col("period", "p"), n, quoted=True) if n == time_name else filled(n, "r") for n in names]
     join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))),
@@ -122,6 +144,8 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     out = (exp.Select(expressions=projection)
            .from_(exp.Table(this=_ident("periods"), alias=exp.TableAlias(this=_ident("p"))))
            .join(join, copy=False))
+    if having:
+        out = out.where(*having, copy=False)
     ctes += [exp.CTE(this=query, alias=exp.TableAlias(this=_ident("result"))),
              exp.CTE(this=periods, alias=exp.TableAlias(this=_ident("periods")))]
     return _with(out, ctes)
