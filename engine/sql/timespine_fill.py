@@ -2,8 +2,10 @@
 
 join_to_timespine: when the query is grouped by a time key (metric_time or a date/timestamp
 dimension at a grain), every period of the time spine gets a row, as in MetricFlow: the spine LEFT
-JOIN the result on the period, so the other group keys of a period without rows are NULL. The
-query's filters on that time key restrict the spine too; without one, the whole spine is listed.
+JOIN the result on the period. The other grains and date parts of that time axis come from the spine
+day too; the other group keys of a period without rows are NULL. The query's filters on that time key
+restrict the spine too; without one, the whole spine is listed. Its metric filters hold after the join,
+on the filled values.
 fill_nulls_with: the metric's NULLs (no rows in its group, a period added from the spine) become the
 given number; the planner writes it into the metric's expression (so a ratio or derived metric reads
 the filled value too) and the spine join fills the periods it adds for the metrics the query names.
@@ -62,6 +64,20 @@ def _time_key(plan: QueryPlan) -> tuple[int, str] | None:
         if dim is not None and dim.is_time and (ref.grain or dim.type == "date"):
             return i, ref.grain or "day"
     return None
+
+
+def _from_spine(plan: QueryPlan, position: int) -> list[int]:
+    """The group keys the spine day gives: the time key and the other grains and date parts of its axis
+    (metric_time, or the same time dimension), as MetricFlow reads every one of them from the spine."""
+    key = plan.group_keys[position]
+
+    def same(ref: DimRef) -> bool:
+        if key.axis or ref.axis:
+            return key.axis and ref.axis
+        return (ref.dimension.qualified_name, ref.keys, ref.entity_path) == (key.dimension.qualified_name, key.keys, key.entity_path)
+
+    return [i for i, ref in enumerate(plan.group_keys)
+            if i == position or (same(ref) and (ref.grain or ref.date_part or ref.dimension.type == "date"))]
 
 
 def _spine_filters(plan: QueryPlan, key: DimRef) -> list[Filter]:
@@ -132,15 +148,28 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
         return truncate(day.copy(), ref.grain, dialect) if ref.grain else day.copy()
 
     bounds = [renderer.filter_expr(f, on_spine) for f in _spine_filters(plan, plan.group_keys[position])]
-    periods = exp.Select(expressions=[exp.alias_(period, "period", quoted=True)]).from_(_aliased(spine.table_node, "spine"))
+    # one column per key the spine gives ("period" the time key's), joined on all: a day the spine adds has
+    # its month and day of week too, and a coarser key listed first still gets every finer period
+    columns = {i: "period" if i == position else f"period{i}" for i in _from_spine(plan, position)}
+
+    def value(i: int) -> exp.Expression:
+        ref = plan.group_keys[i]
+        if i == position:
+            return period
+        if ref.date_part:
+            return date_part(day.copy(), ref.date_part, dialect)
+        return truncate(day.copy(), ref.grain or "day", dialect)
+
+    periods = exp.Select(expressions=[exp.alias_(value(i), c, quoted=True) for i, c in columns.items()])
+    periods = periods.from_(_aliased(spine.table_node, "spine"))
     if bounds:
         periods = periods.where(*bounds, copy=False)
     # a metric filter holds on the filled value: the result's, or over empty inputs in a period the spine adds
     having = [added("r", _over_empty_inputs(h), _col(having_column(i), "r")) for i, h in enumerate(plan.having)]
     periods = periods.distinct(copy=False)
-    projection = [exp.alias_(_col("period", "p"), n, quoted=True) if n == time_name else filled(n, "r") for n in names]
-    join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))),
-                    on=exp.EQ(this=_col(time_name, "r"), expression=_col("period", "p")), side="LEFT")
+    projection = [exp.alias_(_col(columns[i], "p"), n, quoted=True) if i in columns else filled(n, "r") for i, n in enumerate(names)]
+    on = exp.and_(*[exp.EQ(this=_col(names[i], "r"), expression=_col(c, "p")) for i, c in columns.items()])
+    join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))), on=on, side="LEFT")
     out = (exp.Select(expressions=projection)
            .from_(exp.Table(this=_ident("periods"), alias=exp.TableAlias(this=_ident("p"))))
            .join(join, copy=False))
