@@ -2,7 +2,7 @@ WITH `result` AS (
   SELECT
     CAST(`orders`.order_date AS DATE) AS `metric_time__day`,
     CAST(DATE_TRUNC('month', `orders`.order_date) AS DATE) AS `metric_time__month`,
-    CAST(EXTRACT(ISODOW FROM `orders`.order_date) AS INT) AS `metric_time__extract_dow`,
+    CAST(EXTRACT(DAYOFWEEK_ISO FROM `orders`.order_date) AS INT) AS `metric_time__extract_dow`,
     COALESCE(COUNT(`orders`.order_id), 0) AS `ordersPlacedFilled`
   FROM orders AS `orders`
   WHERE
@@ -11,12 +11,12 @@ WITH `result` AS (
   GROUP BY
     CAST(`orders`.order_date AS DATE),
     CAST(DATE_TRUNC('month', `orders`.order_date) AS DATE),
-    CAST(EXTRACT(ISODOW FROM `orders`.order_date) AS INT)
+    CAST(EXTRACT(DAYOFWEEK_ISO FROM `orders`.order_date) AS INT)
 ), `periods` AS (
   SELECT DISTINCT
     CAST(`spine`.`date_day` AS DATE) AS `period`,
     CAST(DATE_TRUNC('month', `spine`.`date_day`) AS DATE) AS `period1`,
-    CAST(EXTRACT(ISODOW FROM `spine`.`date_day`) AS INT) AS `period2`
+    CAST(EXTRACT(DAYOFWEEK_ISO FROM `spine`.`date_day`) AS INT) AS `period2`
   FROM time_spine AS `spine`
   WHERE
     `spine`.`date_day` >= CAST('2024-02-03' AS DATE)
