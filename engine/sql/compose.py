@@ -9,7 +9,7 @@ from .dialects import typed_null
 from .conversion import conversion_ctes
 from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, col, ident
-from .timespine_fill import fill_from_timespine
+from .timespine_fill import fill_from_timespine, having_column, spine_key
 from .spine_query import spine_query
 
 
@@ -24,8 +24,17 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.E
     return template.copy().transform(fn, copy=False)
 
 
+def _having(query: exp.Select, conditions: list[exp.Expression], spined: bool, where: bool) -> exp.Select:
+    """The query's metric filters: as HAVING (WHERE over merged aggregations), or, with a spine join,
+    as columns of the result that hold after the join and fill (timespine_fill.py)."""
+    if spined:
+        return query.select(*[exp.alias_(c, having_column(i), quoted=True) for i, c in enumerate(conditions)], copy=False)
+    return query.where(*conditions, copy=False) if where else query.having(*conditions, copy=False)
+
+
 def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
     groups = plan.groups
+    spined = spine_key(plan, renderer.layer) is not None
     if plan.spine_only:
         query: exp.Query = spine_query(plan, renderer)
     elif len(groups) == 1 and groups[0].cumulative is None and groups[0].offset is None and groups[0].conversion is None:
@@ -36,7 +45,7 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         if key_exprs:
             query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
         if plan.having:
-            query = query.having(*[_fill(h, mapping) for h in plan.having], copy=False)
+            query = _having(query, [_fill(h, mapping) for h in plan.having], spined, where=False)
     else:
         ctes: list[tuple[str, exp.Select]] = []
         for group in groups:
@@ -75,7 +84,7 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
         query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in plan.outputs])
         query = query.from_(exp.Table(this=ident(source), alias=exp.TableAlias(this=ident("m"))))
         if plan.having:
-            query = query.where(*[_fill(h, mapping) for h in plan.having], copy=False)
+            query = _having(query, [_fill(h, mapping) for h in plan.having], spined, where=True)
         for name, cte in ctes:
             query = query.with_(ident(name), as_=cte, copy=False)
     query = fill_from_timespine(query, plan, renderer)

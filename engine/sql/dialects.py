@@ -121,7 +121,7 @@ def date_part(value: exp.Expression, part: str, dialect: str) -> exp.Expression:
                            expression=_num(1))
     if dialect == "trino":
         unit = {"ISODOW": "DOW", "DOY": "DOY"}.get(unit, unit)
-    if dialect in SPARK_FAMILY:  # Spark has no ISODOW field
+    if dialect in SPARK_FAMILY:  # Spark has no ISODOW field: DAYOFWEEK_ISO is Monday 1
         unit = {"ISODOW": "DAYOFWEEK_ISO"}.get(unit, unit)
     return exp.Cast(this=exp.Extract(this=exp.var(unit), expression=value), to=_type("INT"))
 

@@ -1,0 +1,36 @@
+WITH "result" AS (
+  SELECT
+    toDate("orders".order_date) AS "metric_time__day",
+    "orders".channel AS "OrdersModel__channel",
+    toMonday("orders".order_date) AS "metric_time__week",
+    COALESCE(COUNT("orders".order_id), 0) AS "ordersPlacedFilled"
+  FROM orders AS "orders"
+  WHERE
+    "orders".order_date >= CAST('2024-02-03' AS Nullable(DATE))
+    AND "orders".order_date < CAST('2024-02-13' AS Nullable(DATE))
+  GROUP BY
+    toDate("orders".order_date),
+    "orders".channel,
+    toMonday("orders".order_date)
+), "periods" AS (
+  SELECT DISTINCT
+    toDate("spine"."date_day") AS "period",
+    toMonday("spine"."date_day") AS "period2"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" >= CAST('2024-02-03' AS Nullable(DATE))
+    AND "spine"."date_day" < CAST('2024-02-13' AS Nullable(DATE))
+)
+SELECT
+  "p"."period" AS "metric_time__day",
+  "r"."OrdersModel__channel" AS "OrdersModel__channel",
+  "p"."period2" AS "metric_time__week",
+  COALESCE("r"."ordersPlacedFilled", 0) AS "ordersPlacedFilled"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."metric_time__day" = "p"."period" AND "r"."metric_time__week" = "p"."period2"
+ORDER BY
+  "metric_time__day" ASC,
+  "OrdersModel__channel" ASC,
+  "metric_time__week" ASC
+SETTINGS join_use_nulls = 1
