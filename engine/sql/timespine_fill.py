@@ -19,7 +19,7 @@ from ..layer.model import Metric, SemanticLayer
 from ..plan.nodes import QueryPlan
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import truncate
+from .dialects import date_part, truncate
 from .render import Renderer
 
 
