@@ -26,6 +26,7 @@ from sqlglot import exp
 from .errors import QueryError, nearest
 from .layer.exprs import columns_read, parse_expression
 from .layer.joins import JoinGraph, Path
+from .layer.secrets import secret_columns
 from .layer.model import Role, SemanticLayer
 from .smq.filters import parse_filter, substitute, wrap
 from .smq.resolve import DimRef, Resolver
@@ -192,44 +193,7 @@ def key_nodes(layer: SemanticLayer, model_name: str) -> list[exp.Expression]:
     return nodes
 
 
-def hidden_dimension_columns(layer: SemanticLayer, model_name: str, hidden: set[str] | frozenset[str]) -> set[str]:
-    """The columns hidden dimensions of a model read."""
-    return set(columns_read([d.node for d in layer.models[model_name].dimensions.values() if d.qualified_name in hidden]))
-
-
-def secret_columns(layer: SemanticLayer, hidden: set[str] | frozenset[str]) -> dict[str, set[str]]:
-    """Model -> the columns raw SQL may not read: those of hidden dimensions, and the keys holding the same values (the
-    other side of a join on one, an entity's key in every model that declares an entity reading one), to a fixpoint."""
-    out = {name: hidden_dimension_columns(layer, name, hidden) for name in layer.models}
-    if not any(out.values()):
-        return out
-    entity_columns = {(m.name, e.name): set(columns_read([parse_expression(e.expr, layer.dialect)]))
-                      for m in layer.models.values() for e in m.entities.values()}
-    changed = True
-
-    def mark(model: str, columns: set[str]) -> None:
-        nonlocal changed
-        if not columns <= out[model]:
-            out[model] |= columns
-            changed = True
-
-    while changed:
-        changed = False
-        for edge in layer.joins:
-            for left, right in edge.key_pairs():
-                lcols, rcols = set(columns_read([left])), set(columns_read([right]))
-                if lcols & out[edge.from_model]:
-                    mark(edge.to_model, rcols)
-                if rcols & out[edge.to_model]:
-                    mark(edge.from_model, lcols)
-        secret_entities = {entity for (model, entity), cols in entity_columns.items() if cols & out[model]}
-        for (model, entity), cols in entity_columns.items():
-            if entity in secret_entities:
-                mark(model, cols)
-    return out
-
-
-def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: set[str] | None = None
+def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: frozenset[str] | None = None
                      ) -> list[exp.Identifier] | None:
     """The columns a model may expose when the role hides something of it (None: it may expose them all).
 
@@ -340,7 +304,7 @@ def _refuse_shadowing_ctes(cte_names: set[str], sources: dict[str, exp.Expressio
                              code="raw_sql_refused")
 
 
-def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: set[str]) -> set[str]:
+def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: frozenset[str]) -> set[str]:
     """Secret columns absent from the model's projection under the role (a visible dimension may still read one)."""
     visible = _visible_columns(layer, model_name, hidden, secret)
     if visible is None:

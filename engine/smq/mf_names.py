@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import Location, QueryError, nearest
 from ..layer.exprs import columns_read, parse_expression
 from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
+from ..layer.secrets import secret_columns
 from .templates import Reference, TemplateError, translate
 
 if TYPE_CHECKING:
@@ -131,19 +132,16 @@ class MFNames:
         return self._entity_dims[key]
 
     def hidden_entity(self, name: str) -> bool:
-        """An entity's key is hidden from the role where, in any model declaring it, it reads a column of a hidden
-        dimension: its values are that column's, and a join on the entity has the same values on both sides."""
+        """An entity's key is hidden from the role where, in any model declaring it, it reads a column holding a hidden
+        dimension's values (layer/secrets.py): its own, or a key joined to one; raw SQL leaves the same columns out."""
         if not self.hidden:
             return False
         if name not in self._hidden_entities:
-            self._hidden_entities[name] = any(self._reads_hidden(m, name) for m in self.entities.get(name, [])
-                                              if name in self.layer.models[m].entities)
+            secret = secret_columns(self.layer, self.hidden)
+            self._hidden_entities[name] = any(not secret[m].isdisjoint(columns_read([parse_expression(
+                self.layer.models[m].entities[name].expr, self.layer.dialect)])) for m in self.entities.get(name, [])
+                if name in self.layer.models[m].entities)
         return self._hidden_entities[name]
-
-    def _reads_hidden(self, model: str, name: str) -> bool:
-        dims = [d.node for d in self.layer.models[model].dimensions.values() if d.qualified_name in self.hidden]
-        node = parse_expression(self.layer.models[model].entities[name].expr, self.layer.dialect)
-        return bool(dims) and not columns_read(dims).keys().isdisjoint(columns_read([node]))
 
     def is_entity_name(self, first: str) -> bool:
         return first in self.entities
