@@ -9,15 +9,11 @@ is allowed), so a plain `SELECT COUNT(*) FROM shipments` would read rows the rol
 
 from __future__ import annotations
 
-import dataclasses
 import os
-import sqlite3
 import textwrap
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
-import duckdb
 import pytest
 import sqlglot
 
@@ -25,7 +21,7 @@ from engine import load_layer
 from engine.access import apply_role_to_sql
 from engine.facade import Layer
 
-from ..conftest import MYSQL, PG_DSN
+from .engine_databases import ENGINES, deployed, engine_databases
 
 FILES = {
     "database.yml": """
@@ -75,7 +71,6 @@ DATA = [
     "INSERT INTO ac_shipments VALUES (1, 1, 1, 'dhl'), (2, 1, 2, 'ups'), (3, 1, 2, 'dhl'), (4, 3, 3, 'ups'), (5, 3, 2, 'ups')",
 ]
 SCHEMA = f"smq_ac_test_{os.getpid()}"
-ENGINES = ("duckdb", "sqlite", "postgres", "mysql")
 
 
 @pytest.fixture(scope="module")
@@ -88,66 +83,13 @@ def layer(tmp_path_factory: pytest.TempPathFactory) -> Layer:
 
 
 @pytest.fixture(scope="module")
-def database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[str], tuple[dict, Callable[[str], Any]]]]:
+def database() -> Iterator[Callable[[str], tuple[dict, Callable[[str], Any]]]]:
     """Per engine: (the layer's connection settings there, a function running SQL and returning its one value)."""
-    opened: dict[str, tuple[dict, Callable[[str], Any]]] = {}
-    cleanups: list[Callable[[], None]] = []
-
-    def scalar(conn: Any) -> Callable[[str], Any]:
-        def run(sql: str) -> Any:
-            cur = conn.cursor()
-            cur.execute(sql)
-            return cur.fetchall()[0][0]
-        return run
-
-    def get(engine: str) -> tuple[dict, Callable[[str], Any]]:
-        if engine in opened:
-            return opened[engine]
-        if engine == "duckdb":
-            conn: Any = duckdb.connect()
-            for statement in DATA:
-                conn.execute(statement)
-            opened[engine] = ({"backend": "duckdb"}, scalar(conn))
-        elif engine == "sqlite":
-            conn = sqlite3.connect(":memory:")
-            for statement in DATA:
-                conn.execute(statement)
-            opened[engine] = ({"backend": "sqlite"}, scalar(conn))
-        elif engine == "postgres":
-            psycopg = pytest.importorskip("psycopg")
-            try:
-                conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
-            except psycopg.OperationalError as exc:
-                pytest.skip(f"PostgreSQL not reachable at {PG_DSN}: {exc}")
-            conn.execute(f"CREATE SCHEMA {SCHEMA}")
-            cleanups.append(lambda: (conn.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE"), conn.close()))
-            conn.execute(f"SET search_path TO {SCHEMA}")
-            for statement in DATA:
-                conn.execute(statement)
-            opened[engine] = ({"backend": "postgres", "schema": SCHEMA}, scalar(conn))
-        else:
-            pymysql = pytest.importorskip("pymysql")
-            try:
-                conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5)
-            except pymysql.err.OperationalError as exc:
-                pytest.skip(f"MariaDB/MySQL not reachable at {MYSQL['host']}:3306: {exc}")
-            with conn.cursor() as cur:
-                cur.execute(f"CREATE DATABASE {SCHEMA}")
-            cleanups.append(lambda: (conn.cursor().execute(f"DROP DATABASE IF EXISTS {SCHEMA}"), conn.close()))
-            conn.select_db(SCHEMA)
-            with conn.cursor() as cur:
-                for statement in DATA:
-                    cur.execute(statement)
-            opened[engine] = ({"backend": "mysql", "database": SCHEMA}, scalar(conn))
-        return opened[engine]
-
-    yield get
-    for cleanup in cleanups:
-        cleanup()
-
-
-def deployed(layer: Layer, dialect: str, connection: dict) -> Layer:
-    return Layer(dataclasses.replace(layer.semantic, dialect=dialect, connection=connection))
+    with engine_databases(DATA, SCHEMA) as get:
+        def scalar(engine: str) -> tuple[dict, Callable[[str], Any]]:
+            connection, rows = get(engine)
+            return connection, lambda sql: rows(sql)[0][0]
+        yield scalar
 
 
 @pytest.mark.parametrize("engine", ENGINES)
