@@ -16,9 +16,12 @@ JsonRequestDep = Annotated[None, Depends(require_json_request)]
 router = APIRouter(prefix="/v1", tags=["admin"], responses=problem_responses(401, 403, 503))
 
 
-@router.post("/reload", response_model=ReloadResponse, summary="Reload every layer (admin)")
+@router.post("/reload", response_model=ReloadResponse, summary="Reload every layer (admin)",
+             responses=problem_responses(422))  # 422: not sent as application/json
 def reload(state: StateDep, _admin: AdminDep, _json: JsonRequestDep) -> ReloadResponse:
-    """A layer that now fails validation keeps serving its last good version; its errors are listed here and in /v1/ready."""
+    """A layer that now fails validation keeps serving its last good version; its errors are listed here and in /v1/ready.
+
+    Send it with `Content-Type: application/json` (a body may be empty): no page of another site can then send it."""
     report, keys_error = state.reload()
     failed = {}
     for name in report.failed:
