@@ -38,7 +38,7 @@ def _binding() -> Any:
     if ctypes.util.find_library("seccomp") is None:
         raise UnsupportedArchitecture("libseccomp is not installed (Debian/Ubuntu: apt-get install libseccomp2)")
     try:
-        import pyseccomp
+        import pyseccomp  # type: ignore[import-untyped]
     except (ImportError, RuntimeError, OSError) as err:
         raise UnsupportedArchitecture(f"the seccomp binding cannot be loaded ({err}); pip install pyseccomp") from None
     return pyseccomp

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request, Response
@@ -36,7 +36,7 @@ class CubeRoute(APIRoute):
     """A Cube route: an error raised while admitting the caller (401, 403, 429 from the dependencies) is
     answered in Cube's `{"error": ...}` shape too, as the route's own errors are."""
 
-    def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
 
         async def cube_errors(request: Request) -> Response:
