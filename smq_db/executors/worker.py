@@ -102,6 +102,9 @@ def serve(conn: Connection, spec: WorkerSpec) -> None:
             reply = _error_reply(err)
         except MemoryError:
             reply = memory_error
+        except Exception as err:  # noqa: BLE001 - a bug must not end the worker nor read as a memory error
+            reply = ("error", "ExecutionError", f"the query failed in its worker process: {type(err).__name__}: {err}",
+                     ExecutionError.code)
         try:
             conn.send(reply)
         except MemoryError:  # pickling the rows needed more than was left
