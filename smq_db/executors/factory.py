@@ -18,6 +18,7 @@ from engine.errors import Location, nearest
 
 from .base import DEFAULT_TIMEOUT_S, Executor, import_driver
 from .errors import ConfigError
+from .limits import parse_limits
 
 BACKENDS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery", "trino", "clickhouse", "spark", "databricks")
 DEFAULT_DIALECTS = {b: b for b in BACKENDS}
@@ -101,13 +102,25 @@ def _int(settings: Mapping[str, Any], key: str, default: int) -> int:
 def _sqlite(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .sqlite import SqliteExecutor
 
-    return SqliteExecutor(_file_path(settings, "path", base_dir), dialect=dialect, pool_size=_int(settings, "pool_size", 4))
+    limits = parse_limits(settings.get("limits"))
+    path = _file_path(settings, "path", base_dir)
+    if limits.isolated("sqlite"):
+        from .worker import IsolatedExecutor
+
+        return IsolatedExecutor("sqlite", path, dialect=dialect, limits=limits)
+    return SqliteExecutor(path, dialect=dialect, pool_size=_int(settings, "pool_size", 4), limits=limits)
 
 
 def _duckdb(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
     from .duckdb import DuckDBExecutor
 
-    return DuckDBExecutor(_file_path(settings, "path", base_dir), dialect=dialect)
+    limits = parse_limits(settings.get("limits"))
+    path = _file_path(settings, "path", base_dir)
+    if limits.isolated("duckdb"):  # the default: DuckDB's memory_limit does not bound what its functions build
+        from .worker import IsolatedExecutor
+
+        return IsolatedExecutor("duckdb", path, dialect=dialect, limits=limits)
+    return DuckDBExecutor(path, dialect=dialect, limits=limits)
 
 
 def _postgres(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
