@@ -13,7 +13,7 @@ from sqlglot import exp
 
 from .access import restricted_sources
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
-from .layer.formats import element_format
+from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
 from .layer.model import Model, Role, SemanticLayer
@@ -190,8 +190,9 @@ class Layer:
         return found.as_dict() if found is not None else None
 
     def _format_entry(self, name: str) -> dict[str, Any]:
+        """A measure's or metric's listing extras: `additive` (its groups add up: a chart may stack them), `format`."""
         found = self.element_format(name)
-        return {"format": found} if found is not None else {}
+        return {"additive": is_additive(self.semantic, name), **({"format": found} if found is not None else {})}
 
     def model_list(self) -> list[dict[str, str]]:
         """Every model with its description: the agent's starting context."""

@@ -88,3 +88,19 @@ def element_format(layer: SemanticLayer, name: str, seen: frozenset[str] = froze
     found: Mapping[str, Any] = layer.models[model].measures if sep and model in layer.models else {}
     measure = found.get(element)
     return measure.format if measure is not None else None
+
+
+ADDITIVE_AGGS = ("sum", "count")
+
+
+def is_additive(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether the values of groups add up to the value of their union (a sum or a count): a chart may stack
+    them. An average, a distinct count, a min/max, a percentile, a ratio or a derived metric does not."""
+    metric = layer.metrics.get(name)
+    if metric is not None:
+        if metric.type in ("simple", "cumulative") and metric.measure and name not in seen:
+            return is_additive(layer, metric.measure, seen | {name})
+        return False
+    model, sep, element = name.partition("__")
+    measure = layer.models[model].measures.get(element) if sep and model in layer.models else None
+    return measure is not None and measure.agg in ADDITIVE_AGGS

@@ -24,6 +24,8 @@ ORDERS = """
         agg: sum
         expr: freight
         format: {type: currency, currency: EUR, decimals: 2}
+      - {name: avgFreight, agg: avg, expr: freight}
+      - {name: customers, agg: count_distinct, expr: customer_id}
     metrics:
       - {name: shippedCount, type: simple, measure: OrderModel__orderCount, filters: ["OrderModel__status = 'shipped'"]}
       - {name: cumOrders, type: cumulative, measure: OrderModel__freight, time_dimension: OrderModel__orderDate}
@@ -74,3 +76,12 @@ def test_a_currency_on_a_non_currency_format_is_refused(tmp_path: Path) -> None:
     bad = ORDERS.replace("format: percent}", "format: {type: percent, currency: EUR}}")
     errors = errors_of(tmp_path, {"models/orders.yml": bad})
     assert len(errors) == 1 and "only a currency format takes 'currency' (this one is percent)" in errors[0]
+
+
+def test_additive_says_which_groups_add_up(tmp_path: Path) -> None:
+    layer = load_layer(write_layer(tmp_path, {"models/orders.yml": ORDERS}) / "mini")
+    listed = {**_listing(layer, "measures"), **_listing(layer, "metrics")}
+    assert listed["OrderModel__freight"]["additive"] and listed["OrderModel__orderCount"]["additive"]
+    assert listed["shippedCount"]["additive"] and listed["cumOrders"]["additive"]  # over a count / a sum
+    assert not listed["shippedShare"]["additive"] and not listed["aov"]["additive"] and not listed["net"]["additive"]
+    assert not listed["OrderModel__avgFreight"]["additive"] and not listed["OrderModel__customers"]["additive"]
