@@ -96,7 +96,8 @@ def raw_columns(columns: Sequence[str], db_types: Sequence[str | None] | None, d
     for i, name in enumerate(columns):
         db_type = db_types[i] if db_types is not None else None
         kind, grain = semantic_type(db_type, dialect)
-        out.append({"name": name, "type": kind, "grain": grain, "db_type": db_type, "element": None, "element_kind": None})
+        out.append({"name": name, "type": kind, "grain": grain, "db_type": db_type, "element": None, "element_kind": None,
+                    "format": None})
     return out
 
 
@@ -138,8 +139,8 @@ def _elements(layer: Layer, smq: Mapping[str, Any], hidden: frozenset[str]) -> d
     for i, text in enumerate(spec.metrics):
         out[text] = _element_column(resolver.metric(text, f"metrics[{i}]"))
         shown = layer.element_format(out[text]["element"])
-        if shown is not None:
-            out[text]["format"] = shown
+        if shown is not None:  # every key of NumberFormat, as the documented model has them
+            out[text]["format"] = {"type": shown["type"], "currency": shown.get("currency"), "decimals": shown.get("decimals")}
     if key is not None:
         _ELEMENTS.put(key, out)
     return out
