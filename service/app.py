@@ -73,12 +73,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.reload_models:
             extra = [settings.api_keys_file] if settings.api_keys_file else []
             state.registry.watch(lambda: state.reload(), interval_s=settings.reload_interval_s, extra_files=extra)
+        pg = None
+        if settings.pg_port is not None:  # the SQL API over the PostgreSQL protocol, on this event loop
+            from .pgwire import start_pg_server
+
+            pg = app.state.pg_server = await start_pg_server(state, settings.host, settings.pg_port)
         gc.collect()
         gc.freeze()  # the layers and the libraries live as long as the process: keep them out of every collection
         try:
             yield
         finally:
             gc.unfreeze()
+            if pg is not None:
+                await pg.close()
             state.registry.close()
 
     app = FastAPI(title="SMQ semantic layer", version=service_version(), description=DESCRIPTION,
