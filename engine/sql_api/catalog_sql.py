@@ -263,8 +263,11 @@ def _regclass_oid(value: exp.Expression) -> exp.Expression:
             name = name[1:-1].replace('""', '"')
         elif not text.split(".")[-1].startswith('"'):
             name = name.lower() if name.lower() == name else name
-        return exp.Coalesce(this=_lookup("oid", "pg_class", "relname", exp.Literal.string(name)),
-                            expressions=[_lookup("oid", "pg_class", "lower(relname)", exp.Literal.string(name.lower()))])
+        exact = _lookup("oid", "pg_class", "relname", exp.Literal.string(name))
+        folded = exact.copy()
+        folded.this.args["where"].this.set("this", exp.Lower(this=exp.column("relname")))
+        folded.this.args["where"].this.set("expression", exp.Literal.string(name.lower()))
+        return exp.Coalesce(this=exact, expressions=[folded])
     return _lookup("oid", "pg_class", "relname", value)
 
 

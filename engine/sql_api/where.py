@@ -79,7 +79,8 @@ class FilterBuilder:
             operand = self._operand(node.this)
             if operand is None:
                 raise _NotStructured
-            return {"member": operand.element, "operator": "set" if negate else "notSet"}
+            is_null = not node.args.get("negate") != negate  # `x IS NOT NULL` is Is(negate=True)
+            return {"member": operand.element, "operator": "notSet" if is_null else "set"}
         raise _NotStructured
 
     def _operand(self, node: exp.Expression) -> Operand | None:
