@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .pgtypes import BY_NAME, TYPES
@@ -162,7 +163,8 @@ def catalog_tables(database: str, tables: Mapping[str, Table], user: str = OWNER
         _t("pg_catalog", "pg_foreign_server", "oid:oid srvname:name srvowner:oid srvfdw:oid"),
         _t("pg_catalog", "pg_partitioned_table", "partrelid:oid partstrat:char partnatts:int2 partdefid:oid "
            "partattrs:_int2"),
-        _t("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8"),
+        _t("pg_catalog", "pg_sequence", "seqrelid:oid seqtypid:oid seqstart:int8 seqincrement:int8 seqmax:int8 "
+           "seqmin:int8 seqcache:int8 seqcycle:bool"),
         _t("pg_catalog", "pg_depend", "classid:oid objid:oid objsubid:int4 refclassid:oid refobjid:oid "
            "refobjsubid:int4 deptype:char"),
         _t("pg_catalog", "pg_range", "rngtypid:oid rngsubtype:oid"),
@@ -176,7 +178,38 @@ def catalog_tables(database: str, tables: Mapping[str, Table], user: str = OWNER
         _t("pg_catalog", "pg_locks", "locktype:text database:oid relation:oid pid:int4 mode:text granted:bool"),
     ]
     out += _information_schema(database, models, user)
+    return _complete(out)
+
+
+def _pg_columns() -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """(schema, table) -> every column PostgreSQL 15 gives it (pg_columns.txt)."""
+    out = {}
+    for line in (Path(__file__).parent / "pg_columns.txt").read_text(encoding="utf-8").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        schema, name, columns = line.split("|")
+        out[(schema, name)] = tuple((c.rsplit(":", 1)[0], c.rsplit(":", 1)[1]) for c in columns.split())
     return out
+
+
+def _complete(defined: list[CatalogTable]) -> list[CatalogTable]:
+    """Every table of pg_columns.txt with all its columns: the rows above where given (NULL in the other
+    columns), empty otherwise; a client reading any catalog column finds it."""
+    full = _pg_columns()
+    by_key = {(t.schema, t.name): t for t in defined}
+    out = []
+    for key, columns in full.items():
+        table = by_key.pop(key, None)
+        if table is None:
+            out.append(CatalogTable(key[0], key[1], columns))
+            continue
+        names = [c for c, _ in table.columns]
+        types = dict(table.columns)
+        merged = tuple((c, types.get(c, t)) for c, t in columns) + tuple(
+            (c, t) for c, t in table.columns if c not in dict(columns))
+        rows = tuple(tuple(dict(zip(names, row)).get(c) for c, _ in merged) for row in table.rows)
+        out.append(CatalogTable(table.schema, table.name, merged, rows))
+    return out + list(by_key.values())
 
 
 def _information_schema(database: str, models: list[Table], user: str) -> list[CatalogTable]:

@@ -28,7 +28,8 @@ _NULL_FUNCTIONS = {"pg_get_expr", "pg_get_indexdef", "pg_get_constraintdef", "pg
                    "pg_get_functiondef", "pg_get_partkeydef", "pg_get_statisticsobjdef_columns",
                    "pg_get_serial_sequence", "pg_get_function_arguments", "pg_get_function_result",
                    "pg_get_function_identity_arguments", "pg_get_ruledef", "shobj_description",
-                   "pg_get_partition_constraintdef", "pg_tablespace_location", "pg_get_statisticsobjdef"}
+                   "pg_get_partition_constraintdef", "pg_tablespace_location", "pg_get_statisticsobjdef",
+                   "json_build_object", "jsonb_build_object"}  # (identity options of a sequence: none here)
 _ZERO_FUNCTIONS = {"pg_relation_size", "pg_total_relation_size", "pg_table_size", "pg_indexes_size",
                    "pg_database_size", "txid_current", "pg_current_xact_id"}
 
@@ -54,6 +55,11 @@ def rewrite(tree: exp.Expression, session: Session, known_tables: Iterable[tuple
             for n in first.expressions])
     for table in list(tree.find_all(exp.Table)):
         _move_table(table, known)
+    for column in list(tree.find_all(exp.Column)):  # pg_catalog.pg_namespace.nspname (SQLAlchemy's spelling)
+        schema = column.args.get("db")
+        if schema is not None and schema.name.lower() in CATALOG_SCHEMAS:
+            column.set("db", exp.to_identifier(SCHEMA_PREFIX + schema.name.lower()))
+            column.set("catalog", None)
     for collate in list(tree.find_all(exp.Collate)):  # COLLATE pg_catalog.default / "C": one collation here
         collate.replace(collate.this)
     for node in reversed(list(tree.walk())):  # children first: a cast of a cast, a collation in an operator
@@ -184,6 +190,8 @@ def _rewrite_node(node: exp.Expression, session: Session) -> exp.Expression:
         return args[1]
     if name == "to_regclass" and args:
         return _regclass_oid(args[0])
+    if name == "to_regtype" and args:
+        return _regtype_oid(args[0])
     if name == "quote_ident" and args:
         return _quote_ident(args[0])
     if name in ("array_upper", "array_length") and args:
@@ -232,7 +240,7 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return _lookup("relname", "pg_class", "oid", value)
     if target == "regtype":
         if isinstance(value, exp.Literal) and value.is_string:
-            return _lookup("oid", TYPE_NAMES_TABLE, "display", exp.Literal.string(value.this.strip().lower()))
+            return _regtype_oid(value)
         return _lookup("display", TYPE_NAMES_TABLE, "oid", value)
     if target == "regnamespace":
         if isinstance(value, exp.Literal) and value.is_string:
@@ -248,11 +256,23 @@ def _cast(node: exp.Cast) -> exp.Expression:
     return node
 
 
+def _regtype_oid(value: exp.Expression) -> exp.Expression:
+    """The OID of a type named by its display name (`bigint`) or its typname (`int8`, `pg_catalog.int8`)."""
+    if isinstance(value, exp.Literal) and value.is_string:
+        value = exp.Literal.string(value.this.strip().lower().removeprefix("pg_catalog.").strip('"'))
+    return exp.Coalesce(this=_lookup("oid", TYPE_NAMES_TABLE, "display", value),
+                        expressions=[_lookup("oid", "pg_type", "typname", value.copy())])
+
+
 def _plain_type(name: str) -> exp.DataType:
     try:
         return exp.DataType.build(name, dialect="postgres")
     except Exception:
         return exp.DataType.build("text")
+
+
+_SYSTEM_OIDS = {"pg_class": 1259, "pg_type": 1247, "pg_attribute": 1249, "pg_proc": 1255, "pg_namespace": 2615,
+                "pg_constraint": 2606, "pg_database": 1262}
 
 
 def _regclass_oid(value: exp.Expression) -> exp.Expression:
@@ -263,6 +283,8 @@ def _regclass_oid(value: exp.Expression) -> exp.Expression:
             name = name[1:-1].replace('""', '"')
         elif not text.split(".")[-1].startswith('"'):
             name = name.lower() if name.lower() == name else name
+        if text.lower().removeprefix("pg_catalog.") in _SYSTEM_OIDS:  # classoid = 'pg_catalog.pg_class'::regclass
+            return exp.Literal.number(_SYSTEM_OIDS[text.lower().removeprefix("pg_catalog.")])
         exact = _lookup("oid", "pg_class", "relname", exp.Literal.string(name))
         folded = exact.copy()
         folded.this.args["where"].this.set("this", exp.Lower(this=exp.column("relname")))

@@ -255,6 +255,7 @@ class PgSession:
     # -- simple query -----------------------------------------------------------------------------------------------
     async def _simple(self, sql: str) -> None:
         assert self.ctx is not None
+        log.debug("pgwire %d: query %s", self.pid, sql)
         self.running = None
         try:
             check_sql_length(sql, self.state.settings.max_sql_chars)
@@ -282,6 +283,7 @@ class PgSession:
     async def _parse(self, reader: p.Reader) -> None:
         name, sql = reader.cstring(), reader.cstring()
         oids = [reader.int32() for _ in range(reader.int16())]
+        log.debug("pgwire %d: parse %r %s", self.pid, name, sql)
         check_sql_length(sql, self.state.settings.max_sql_chars)
         statement = await self._in_thread(classify, sql)
         self.prepared[name] = Prepared(statement, oids)
