@@ -145,15 +145,28 @@ def structured_value(value: Value, pg_type: str, what: str) -> str | int | float
     return str(value)
 
 
+_MOMENT = re.compile(r"^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$")
+
+
 def _time_text(text: str, what: str) -> str:
+    """A date or timestamp as the engine's filters take it: `YYYY-MM-DD` or `YYYY-MM-DD HH:MM:SS[.f]` (UTC when
+    the client sent an offset: JDBC's setDate sends `2024-01-01 +00`)."""
     raw = text.strip()
-    try:
-        moment = dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
-    except ValueError:
+    match = _MOMENT.match(raw)
+    if match is None:
         raise SqlApiError(f"invalid input syntax for a date or timestamp: '{text}' ({what} is a time dimension; "
-                          "write 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS')", INVALID_TEXT_REPRESENTATION) from None
-    if len(raw) == 10:
-        return raw
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
+                          "write 'YYYY-MM-DD' or 'YYYY-MM-DD HH:MM:SS')", INVALID_TEXT_REPRESENTATION)
+    day, clock, offset = match.groups()
+    try:
+        dt.date.fromisoformat(day)
+        if clock is None:
+            return day
+        moment = dt.datetime.fromisoformat(f"{day} {clock}")
+    except ValueError:
+        raise SqlApiError(f"'{text}' is not a valid date or timestamp ({what})", INVALID_TEXT_REPRESENTATION) from None
+    if offset and offset != "Z":
+        sign = 1 if offset[0] == "+" else -1
+        digits = offset[1:].replace(":", "")
+        shift = dt.timedelta(hours=int(digits[:2]), minutes=int(digits[2:4] or 0))
+        moment -= sign * shift
     return moment.isoformat(sep=" ")
