@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -63,7 +64,7 @@ def rewrite(tree: exp.Expression, session: Session, known_tables: Iterable[tuple
     for collate in list(tree.find_all(exp.Collate)):  # COLLATE pg_catalog.default / "C": one collation here
         collate.replace(collate.this)
     for node in reversed(list(tree.walk())):  # children first: a cast of a cast, a collation in an operator
-        new = _rewrite_node(node, session)
+        new = _rewrite_node(cast(exp.Expression, node), session)
         if new is not node:
             if node is tree:
                 tree = new
@@ -203,7 +204,7 @@ def _rewrite_node(node: exp.Expression, session: Session) -> exp.Expression:
     return node
 
 
-def _operator(node: exp.Operator) -> exp.Expression:
+def _operator(node: exp.Operator) -> Any:
     operator = str(node.args.get("operator") or "").split(".")[-1].strip()
     left, right = node.this, node.expression
     if operator in ("~", "~*", "!~", "!~*"):
@@ -301,7 +302,7 @@ def _quote_ident(value: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=plain, true=value.copy())], default=quoted)
 
 
-def output_name(node: exp.Expression) -> str:
+def output_name(node: Any) -> str:
     """The name PostgreSQL gives an unaliased output column."""
     while isinstance(node, exp.Paren):
         node = node.this

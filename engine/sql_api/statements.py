@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import sqlglot
 from sqlglot import exp
@@ -99,7 +99,7 @@ def parse(sql: str) -> exp.Expression:
         raise SqlApiError("the statement nests too deeply to be read", SYNTAX_ERROR) from None
     if len(trees) != 1:
         raise SqlApiError("send one statement at a time", SYNTAX_ERROR)
-    return trees[0]
+    return cast(exp.Expression, trees[0])
 
 
 def _writes(tree: exp.Expression) -> bool:
@@ -118,7 +118,8 @@ def catalog_table(table: exp.Table) -> bool:
 def relations(tree: exp.Expression) -> tuple[list[exp.Table], list[exp.Table]]:
     """(catalog tables, other tables) that a query reads, CTE names and table functions left out."""
     ctes = {c.alias_or_name for c in tree.find_all(exp.CTE)}
-    catalog, other = [], []
+    catalog: list[exp.Table] = []
+    other: list[exp.Table] = []
     for table in tree.find_all(exp.Table):
         if not isinstance(table.this, exp.Identifier) or (not table.db and table.name in ctes):
             continue

@@ -389,9 +389,9 @@ class _Resolved:
         if isinstance(node, (exp.Column, exp.Anonymous, exp.TimestampTrunc, exp.DateTrunc, exp.AggFunc)):
             if isinstance(node, exp.Anonymous) and node.name.lower() not in ("measure", "date_trunc"):
                 return None
-            item = _expression_item(node, self.ctx)
-            if item is not None:
-                return Operand(item.element, item.pg_type, item.name)
+            found = _expression_item(node, self.ctx)
+            if found is not None:
+                return Operand(found.element, found.pg_type, found.name)
         return None
 
     def kind(self, element: str) -> bool:
@@ -434,7 +434,7 @@ def _wrapped(select: exp.Select, relation: exp.Subquery, tables: Mapping[str, Ta
     if folded is not None:
         return folded
     outer = select.copy()
-    from_ = outer.args.get("from_") or outer.args.get("from")
+    from_: Any = outer.args.get("from_") or outer.args.get("from")
     from_.set("this", exp.Table(this=exp.to_identifier(name, quoted=True), alias=None))
     return Wrapped(inner, outer, name)
 
@@ -480,14 +480,14 @@ def _fold(select: exp.Select, inner: SemanticQuery, name: str, dialect: str, par
         for ordered in order.expressions:
             node = ordered.this
             if isinstance(node, exp.Literal) and node.is_int and 1 <= int(node.this) <= len(outputs):
-                source = outputs[int(node.this) - 1].source
+                key = outputs[int(node.this) - 1].source
             elif isinstance(node, exp.Column) and node.name in columns:
-                source = columns[node.name].source
+                key = columns[node.name].source
             elif isinstance(node, exp.Column) and node.name in {o.name for o in outputs}:
-                source = next(o.source for o in outputs if o.name == node.name)
+                key = next(o.source for o in outputs if o.name == node.name)
             else:
                 return None
-            keys.append((source, bool(ordered.args.get("desc"))))
+            keys.append((key, bool(ordered.args.get("desc"))))
         new_order = tuple(keys)
         smq["order_by"] = [("-" if d else "") + s for s, d in keys]
     new_limit, new_offset = _compose(inner.limit, inner.offset, limit, offset)

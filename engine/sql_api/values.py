@@ -82,8 +82,9 @@ def value_of(node: exp.Expression, params: Parameters | None, pg_type: str = "te
 
 
 def _placeholder_value(pg_type: str) -> Value:
-    return {"numeric": 0, "int8": 0, "float8": 0.0, "bool": True, "date": "2000-01-01",
-            "timestamp": "2000-01-01 00:00:00"}.get(pg_type, "")
+    values: dict[str, Value] = {"numeric": 0, "int8": 0, "float8": 0.0, "bool": True, "date": "2000-01-01",
+              "timestamp": "2000-01-01 00:00:00"}
+    return values.get(pg_type, "")
 
 
 def _formatted_time(node: exp.Expression, params: Parameters | None, sink: ParameterSink | None) -> Any:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -89,7 +89,7 @@ class FilterBuilder:
         return self.resolve(node)
 
     def _comparison(self, node: exp.Expression, negate: bool) -> dict[str, Any]:
-        kind: type[exp.Expression] = type(node)
+        kind: Any = type(node)
         left, right = node.this, node.expression
         operand = self._operand(left)
         if operand is None:
@@ -147,10 +147,11 @@ class FilterBuilder:
     def _tree_filter(self, node: exp.Expression) -> str:
         """The condition with element names for columns and typed literals for values, printed by sqlglot."""
         tree = node.copy()
-        replacements: list[tuple[exp.Expression, exp.Expression]] = []
-        for n in tree.walk():  # decided on the client's tree, then replaced (a value's type is its column's)
+        replacements: list[tuple[Any, exp.Expression]] = []
+        for raw in tree.walk():  # decided on the client's tree, then replaced (a value's type is its column's)
+            n: Any = raw
             if isinstance(n, (exp.Column, exp.Anonymous, exp.TimestampTrunc, exp.DateTrunc, exp.AggFunc)):
-                operand = self.resolve(n)
+                operand = self.resolve(cast(exp.Expression, n))
                 if operand is not None:
                     replacements.append((n, member_node(operand.element)))
                 elif isinstance(n, exp.Column):

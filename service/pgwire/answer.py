@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from sqlglot import exp
 
@@ -111,8 +111,10 @@ def describe(ctx: Context, statement: statements.Statement, param_count: int) ->
         return ["text"] * count, Answer(result.columns)
     if not isinstance(tree, exp.Select):
         raise unsupported("UNION, INTERSECT and EXCEPT are not supported over the layer's tables; send one SELECT")
-    translation = translate(tree, ctx.tables, ctx.database.layer.dialect, None,
-                            sink=lambda n, t: types.setdefault(n, t))
+    def sink(number: int, pg_type: str) -> None:
+        types.setdefault(number, pg_type)
+
+    translation = translate(tree, ctx.tables, ctx.database.layer.dialect, None, sink=sink)
     semantic = translation.inner if isinstance(translation, Wrapped) else translation
     columns = [(o.name, o.pg_type) for o in semantic.outputs] if isinstance(translation, SemanticQuery) else None
     if columns is None:  # an outer query over a subquery: its columns are known once it has run
@@ -123,7 +125,7 @@ def describe(ctx: Context, statement: statements.Statement, param_count: int) ->
 def _parameter_numbers(tree: exp.Expression) -> set[int]:
     from engine.sql_api.values import parameter_number
 
-    return {n for node in tree.walk() if (n := parameter_number(node)) is not None}
+    return {n for node in tree.walk() if (n := parameter_number(cast(exp.Expression, node))) is not None}
 
 
 def _bind(tree: exp.Expression, params: Parameters | None) -> exp.Expression:
