@@ -110,6 +110,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     for module in (databases, compile, query, execute, admin, ask, tools):  # every route here may meet a limit
         app.include_router(module.router, responses=problem_responses(413, 429))
+    from .pgwire.route import router as sql_api_router
+
+    app.include_router(sql_api_router, responses=problem_responses(401, 429))  # where the SQL API listens
     app.include_router(playground.router)  # the web page at / (not in the OpenAPI document)
     request_errors.install(app)  # clear answers for malformed JSON and a wrong Content-Type
     app.include_router(cube.router)  # Cube's REST API (docs/cube.md), not in the OpenAPI document

@@ -233,3 +233,11 @@ def test_identifiers_quoted_by_psycopg(pg_service: PgService) -> None:
         col=pgsql.Identifier("channel"), m=pgsql.Identifier("orderCount"), t=pgsql.Identifier("OrdersModel"))
     with connect(pg_service) as conn:
         assert len(conn.execute(query).fetchall()) == 3
+
+
+def test_sql_api_route_says_where_it_listens(pg_service: PgService, client: object) -> None:
+    import httpx
+
+    live = httpx.get(f"{pg_service.http}/v1/sql-api", headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=10).json()
+    assert live == {"enabled": True, "host": "127.0.0.1", "port": pg_service.port, "password": "an API key"}
+    assert client.get("/v1/sql-api", headers={"Authorization": f"Bearer {ADMIN_KEY}"}).json()["enabled"] is False
