@@ -70,6 +70,7 @@ export function App() {
   const [compiled, setCompiled] = useState({ sql: '', errors: [], pending: false });
   const [result, setResult] = useState(null);
   const [filterPreset, setFilterPreset] = useState('');
+  const [sqlApi, setSqlApi] = useState(null);
   const runId = useRef(0);
 
   useEffect(() => {
@@ -78,6 +79,7 @@ export function App() {
       setDatabases(list);
       if (!list.some((d) => d.name === db)) setDb(list[0]?.name || '');
     }).catch((err) => { setDatabases([]); setFatal(err); });
+    api.sqlApi().then(setSqlApi).catch(() => setSqlApi(null));
   }, [keyVersion]);
 
   useEffect(() => {
@@ -149,6 +151,12 @@ export function App() {
       <div class="layout">
         <aside class="side" aria-label="Catalog">
           {info && <p class="desc db-desc">{info.description}</p>}
+          {info && sqlApi?.enabled && (
+            <p class="hint sql-api" aria-label="SQL API connection">
+              SQL clients (psql, JDBC, BI tools): <code class="mono">{`postgresql://USER@${sqlApi.host}:${sqlApi.port}/${db}`}</code>
+              {' '}(password: {sqlApi.password}; docs/sql-api.md)
+            </p>
+          )}
           <Catalog models={models} search={search} onSearch={setSearch} onAdd={onAdd} />
         </aside>
         <main class="main" id="main">
