@@ -79,6 +79,8 @@ def classify(sql: str) -> Statement:
     if first in WRITE_COMMANDS:
         raise SqlApiError(f"cannot execute {first} in a read-only transaction: the SQL API of the semantic layer "
                           "only reads (SELECT)", READ_ONLY_TRANSACTION)
+    if first == "EXPLAIN":
+        raise unsupported("EXPLAIN is not supported here; the SQL an SMQ compiles to is POST /v1/databases/{db}/compile")
     if first not in _READ_STARTS:
         raise unsupported(f"{first} is not supported: the SQL API answers SELECT queries (and SET, SHOW, BEGIN, COMMIT)")
     tree = parse(sql)

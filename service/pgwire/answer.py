@@ -95,7 +95,7 @@ def answer(ctx: Context, statement: statements.Statement, params: Parameters | N
     if not isinstance(tree, exp.Select):
         raise unsupported("UNION, INTERSECT and EXCEPT are not supported over the layer's tables; send one SELECT")
     translation = translate(tree, ctx.tables, ctx.database.layer.dialect, params)
-    return run_translation(ctx, translation)
+    return run_translation(ctx, translation, params)
 
 
 def describe(ctx: Context, statement: statements.Statement, param_count: int) -> tuple[list[str], Answer | None]:
@@ -115,11 +115,14 @@ def describe(ctx: Context, statement: statements.Statement, param_count: int) ->
         types.setdefault(number, pg_type)
 
     translation = translate(tree, ctx.tables, ctx.database.layer.dialect, None, sink=sink)
-    semantic = translation.inner if isinstance(translation, Wrapped) else translation
-    columns = [(o.name, o.pg_type) for o in semantic.outputs] if isinstance(translation, SemanticQuery) else None
-    if columns is None:  # an outer query over a subquery: its columns are known once it has run
-        return [types.get(n, "text") for n in range(1, count + 1)], None
-    return [types.get(n, "text") for n in range(1, count + 1)], Answer(columns)
+    params = [types.get(n, "text") for n in range(1, count + 1)]
+    if isinstance(translation, Wrapped):  # the outer query's columns: it runs over no rows
+        settings = ctx.state.settings
+        inner = [(o.name, o.pg_type) for o in translation.inner.outputs]
+        outer = _bind(translation.outer, {n: None for n in range(1, count + 1)})
+        empty = evaluate_over(translation.inner_name, inner, [], outer, 1, settings.query_timeout_s)
+        return params, Answer(list(zip(empty.columns, empty.pg_types)))
+    return params, Answer([(o.name, o.pg_type) for o in translation.outputs])
 
 
 def _parameter_numbers(tree: exp.Expression) -> set[int]:
@@ -172,9 +175,9 @@ def _local_answer(result: LocalResult, max_rows: int) -> Answer:
 
 
 # -- semantic ----------------------------------------------------------------------------------------------------
-def run_translation(ctx: Context, translation: Translation) -> Answer:
+def run_translation(ctx: Context, translation: Translation, params: Parameters | None = None) -> Answer:
     if isinstance(translation, Wrapped):
-        return _wrapped(ctx, translation)
+        return _wrapped(ctx, translation, params)
     rows, notices = run_semantic(ctx, translation)
     out = Answer([(o.name, o.pg_type) for o in translation.outputs], rows, f"SELECT {len(rows)}", notices)
     return out
@@ -217,11 +220,12 @@ def _column_index(columns: list[str], sources: tuple[str, ...]) -> dict[str, int
     return out
 
 
-def _wrapped(ctx: Context, wrapped: Wrapped) -> Answer:
+def _wrapped(ctx: Context, wrapped: Wrapped, params: Parameters | None) -> Answer:
     rows, _ = run_semantic(ctx, wrapped.inner, whole=True)
     settings = ctx.state.settings
     columns = [(o.name, o.pg_type) for o in wrapped.inner.outputs]
-    result = evaluate_over(wrapped.inner_name, columns, rows, wrapped.outer, settings.max_rows, settings.query_timeout_s)
+    outer = _bind(wrapped.outer, params)  # the outer query's own $n, as literals built by sqlglot
+    result = evaluate_over(wrapped.inner_name, columns, rows, outer, settings.max_rows, settings.query_timeout_s)
     return _local_answer(result, settings.max_rows)
 
 

@@ -241,3 +241,36 @@ def test_sql_api_route_says_where_it_listens(pg_service: PgService, client: obje
     live = httpx.get(f"{pg_service.http}/v1/sql-api", headers={"Authorization": f"Bearer {ADMIN_KEY}"}, timeout=10).json()
     assert live == {"enabled": True, "host": "127.0.0.1", "port": pg_service.port, "password": "an API key"}
     assert client.get("/v1/sql-api", headers={"Authorization": f"Bearer {ADMIN_KEY}"}).json()["enabled"] is False
+
+
+WRAPPED = '(SELECT channel, MEASURE("orderCount") AS orders FROM "OrdersModel" GROUP BY channel)'
+
+
+def test_bi_tool_wrappers(pg_service: PgService, client: object) -> None:
+    """Superset's `... FROM (<query>) AS virtual_table ... LIMIT 1000` is one SMQ; an outer aggregate runs over
+    the inner answer."""
+    with connect(pg_service) as conn:
+        folded = conn.execute(f"SELECT channel, orders FROM {WRAPPED} AS virtual_table WHERE orders > %s "
+                              "ORDER BY orders DESC LIMIT 1000", (800,)).fetchall()
+        total = conn.execute(f"SELECT SUM(orders) AS s, COUNT(*) AS n FROM {WRAPPED} AS t WHERE channel <> %s",
+                             ("store",)).fetchone()
+    expected = rest_rows(client, {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel"],
+                                  "filters": ["OrdersModel__orderCount > 800"], "order_by": ["-OrdersModel__orderCount"]})
+    assert_same_rows([list(r) for r in folded], expected["rows"])
+    channels = rest_rows(client, {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel"]})["rows"]
+    assert (int(total[0]), total[1]) == (sum(n for c, n in channels if c != "store"), 2)
+
+
+def test_describe_a_statement_before_binding(pg_service: PgService) -> None:
+    """Parse + Describe(S): parameter types from the columns they are compared with, and the result's columns."""
+    with connect(pg_service) as conn:
+        pgconn = conn.pgconn
+        pgconn.prepare(b"s1", b'SELECT channel, MEASURE("orderCount") AS n FROM "OrdersModel" '
+                              b'WHERE "orderDate" >= $1 AND "orderId" < $2 GROUP BY 1')
+        described = pgconn.describe_prepared(b"s1")
+        pgconn.prepare(b"s2", f"SELECT COUNT(*) AS n FROM {WRAPPED} AS t WHERE channel = $1".encode())
+        wrapped = pgconn.describe_prepared(b"s2")
+    assert [described.fname(i) for i in range(described.nfields)] == [b"channel", b"n"]
+    assert [described.ftype(i) for i in range(described.nfields)] == [25, 20]  # text, int8
+    assert [described.param_type(i) for i in range(described.nparams)] == [1082, 1700]  # date, numeric
+    assert wrapped.nfields == 1 and wrapped.fname(0) == b"n"
