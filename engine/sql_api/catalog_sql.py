@@ -251,6 +251,9 @@ def _cast(node: exp.Cast) -> exp.Expression:
         return exp.cast(value, "bigint") if target in ("oid", "xid", "cid") else value
     if target in _TEXT_TYPES:
         return exp.cast(value, "text")
+    to = node.args["to"]
+    if isinstance(to, exp.DataType) and to.this == exp.DataType.Type.DECIMAL and not to.expressions:
+        return exp.cast(value, "double")  # PostgreSQL's numeric has no scale limit; DuckDB's DECIMAL is (18,3)
     kind = node.args["to"]
     if isinstance(kind, exp.DataType) and kind.this == exp.DataType.Type.USERDEFINED:
         return exp.cast(value, _plain_type(target))

@@ -175,7 +175,7 @@ def decode_parameter(data: bytes | None, type_oid: int, binary: bool, number: in
 def _numeric_from_binary(data: bytes) -> int | float:
     ndigits, weight, sign, _ = struct.unpack_from("!hhHh", data)
     groups = struct.unpack_from(f"!{ndigits}H", data, 8)
-    value = sum(Decimal(g) * (Decimal(10000) ** (weight - i)) for i, g in enumerate(groups))
+    value = sum((Decimal(g) * (Decimal(10000) ** (weight - i)) for i, g in enumerate(groups)), Decimal(0))
     if sign == 0x4000:
         value = -value
     return int(value) if value == value.to_integral_value() else float(value)

@@ -274,3 +274,17 @@ def test_describe_a_statement_before_binding(pg_service: PgService) -> None:
     assert [described.ftype(i) for i in range(described.nfields)] == [25, 20]  # text, int8
     assert [described.param_type(i) for i in range(described.nparams)] == [1082, 1700]  # date, numeric
     assert wrapped.nfields == 1 and wrapped.fname(0) == b"n"
+
+
+def test_binary_results_equal_text_results(pg_service: PgService) -> None:
+    """Results in binary format (psycopg `binary=True`, pgJDBC after prepareThreshold): date, bool, numeric, int8,
+    float8 and timestamp decode to the same values as in text."""
+    sql = ('SELECT DATE_TRUNC(\'month\', "OrdersModel__orderDate") AS m, "OrdersModel__isShipped", SUM(revenue), '
+           'MEASURE("lineCount"), MEASURE("averageUnitPrice"), "OrdersModel__shippedAt" FROM "OrderItemsModel" '
+           "GROUP BY 1, 2, 6 ORDER BY 1, 2, 6 LIMIT 50")
+    with connect(pg_service) as conn:
+        binary = conn.execute(sql, binary=True).fetchall()
+        text = conn.execute(sql).fetchall()
+        numbers = conn.execute("SELECT 0.0001::numeric, -12.5::numeric, 123456789.123::numeric", binary=True).fetchone()
+    assert binary == text and len(binary) == 50
+    assert [float(n) for n in numbers] == [0.0001, -12.5, 123456789.123]
