@@ -9,7 +9,6 @@ the layer's tables, and refused when it mixes both.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -31,7 +30,6 @@ WRITE_COMMANDS = ("INSERT", "UPDATE", "DELETE", "MERGE", "UPSERT", "REPLACE", "C
 _READ_STARTS = ("SELECT", "WITH", "VALUES", "TABLE", "EXPLAIN", "(")
 
 _tokenizer = Tokenizer()
-logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to parsing as a Command" is ours to report
 
 
 @dataclass(frozen=True)
