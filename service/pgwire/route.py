@@ -23,5 +23,5 @@ async def sql_api(request: Request, principal: PrincipalDep) -> SqlApiInfo:
     server = getattr(request.app.state, "pg_server", None)
     password = "none (open access)" if state.keys is None else "an API key"
     if server is None or server.server is None:
-        return SqlApiInfo(enabled=False, password=password)
+        return SqlApiInfo(enabled=False, host=None, port=None, password=password)
     return SqlApiInfo(enabled=True, host=state.settings.host, port=server.port, password=password)
