@@ -70,7 +70,13 @@ class LocalResult:
     truncated: bool
 
 
+# what one local evaluation may take: catalogs are a few hundred rows, a subquery's answer at most SMQ_MAX_ROWS
+LOCAL_LIMITS = {"memory_limit": "'256MB'", "threads": "1", "max_temp_directory_size": "'0MB'"}
+
+
 def _locked(conn: duckdb.DuckDBPyConnection) -> None:
+    for key, text in LOCAL_LIMITS.items():
+        conn.execute(f"SET {key} = {text}")
     for key, value in LOCKED_CONFIG.items():
         conn.execute(f"SET {key} = {'true' if value else 'false'}")
 
@@ -117,9 +123,10 @@ class CatalogDatabase:
         name = f'"{SCHEMA_PREFIX}{table.schema}"."{table.name}"'
         columns = ", ".join(f'"{c}" {duck_type(t)}' for c, t in table.columns)
         self.conn.execute(f"CREATE TABLE {name} ({columns})")
-        if table.rows:
-            marks = ", ".join("?" for _ in table.columns)
-            self.conn.executemany(f"INSERT INTO {name} VALUES ({marks})", [list(r) for r in table.rows])
+        if table.rows:  # one INSERT per table (executemany costs about a millisecond per row)
+            marks = "(" + ", ".join("?" for _ in table.columns) + ")"
+            values = [value for row in table.rows for value in row]
+            self.conn.execute(f"INSERT INTO {name} VALUES " + ", ".join(marks for _ in table.rows), values)
 
     def query(self, tree: exp.Expression, max_rows: int, timeout_s: float) -> LocalResult:
         sql = tree.sql(dialect="duckdb")
