@@ -74,12 +74,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if settings.reload_models:
             extra = [settings.api_keys_file] if settings.api_keys_file else []
             state.registry.watch(lambda: state.reload(), interval_s=settings.reload_interval_s, extra_files=extra)
+        pg = None
+        if settings.pg_port is not None:  # the SQL API over the PostgreSQL protocol, on this event loop
+            from .pgwire import start_pg_server
+
+            pg = app.state.pg_server = await start_pg_server(state, settings.host, settings.pg_port)
         gc.collect()
         gc.freeze()  # the layers and the libraries live as long as the process: keep them out of every collection
         try:
             yield
         finally:
             gc.unfreeze()
+            if pg is not None:
+                await pg.close()
             state.registry.close()
 
     app = FastAPI(title="SMQ semantic layer", version=service_version(), description=DESCRIPTION,
@@ -108,6 +115,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     for module in (databases, compile, query, execute, explore, admin, ask, tools):  # every route here may meet a limit
         app.include_router(module.router, responses=problem_responses(413, 429))
+    from .pgwire.route import router as sql_api_router
+
+    app.include_router(sql_api_router, responses=problem_responses(401, 429))  # where the SQL API listens
     app.include_router(playground.router)  # the web page at / (not in the OpenAPI document)
     request_errors.install(app)  # clear answers for malformed JSON and a wrong Content-Type
     app.include_router(cube.router)  # Cube's REST API (docs/cube.md), not in the OpenAPI document

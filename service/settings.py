@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     open_access: bool = Field(False, description="serve without keys (local demo only): every caller is an admin")
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65535)
+    pg_port: int | None = Field(
+        None, ge=0, le=65535, description="also serve the SQL API over the PostgreSQL protocol on this port "
+                                          "(same host; 0 picks a free one); unset: no PostgreSQL listener")
     max_rows: int = Field(10_000, ge=1, description="most rows one query or execute call returns")
     query_timeout_s: float = Field(30.0, gt=0, description="per-query time budget, cancelled on the engine")
     max_body_bytes: int = Field(1_048_576, ge=1024, description="largest request body accepted (bytes); larger: 413")

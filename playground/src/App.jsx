@@ -75,6 +75,7 @@ export function App() {
   const [chart, setChart] = useState(initial.chart || 'auto');
   const [groupOptions, setGroupOptions] = useState(null);
   const [pathChoice, setPathChoice] = useState(null);
+  const [sqlApi, setSqlApi] = useState(null);
   const runId = useRef(0);
 
   useEffect(() => {
@@ -83,6 +84,7 @@ export function App() {
       setDatabases(list);
       if (!list.some((d) => d.name === db)) setDb(list[0]?.name || '');
     }).catch((err) => { setDatabases([]); setFatal(err); });
+    api.sqlApi().then(setSqlApi).catch(() => setSqlApi(null));
   }, [keyVersion]);
 
   useEffect(() => {
@@ -197,6 +199,12 @@ export function App() {
       <div class="layout">
         <aside class="side" aria-label="Catalog">
           {info && <p class="desc db-desc">{info.description}</p>}
+          {info && sqlApi?.enabled && (
+            <p class="hint sql-api" aria-label="SQL API connection">
+              SQL clients (psql, JDBC, BI tools): <code class="mono">{`postgresql://USER@${sqlApi.host}:${sqlApi.port}/${db}`}</code>
+              {' '}(password: {sqlApi.password}; docs/sql-api.md)
+            </p>
+          )}
           <Catalog models={models} search={search} onSearch={setSearch} onAdd={onAdd} />
         </aside>
         <main class="main" id="main">

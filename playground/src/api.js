@@ -49,6 +49,7 @@ const db = (name) => `/databases/${encodeURIComponent(name)}`;
 
 export const api = {
   databases: () => call('GET', '/databases'),
+  sqlApi: () => call('GET', '/sql-api'),
   database: (name) => call('GET', db(name)),
   elements: (name) => call('POST', `${db(name)}/elements`, {}),
   compile: (name, smq, dialect) => call('POST', `${db(name)}/compile`, { smq, ...(dialect ? { dialect } : {}), preview: false }),

@@ -22,6 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "environment variables; flags win.")
     p.add_argument("--host", help="interface to bind (default: $SMQ_HOST, then 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (default: $SMQ_PORT, then 8000)")
+    p.add_argument("--pg-port", type=int, metavar="PORT",
+                   help="also serve the SQL API over the PostgreSQL protocol on this port, for psql, JDBC and BI "
+                        "tools (default: $SMQ_PG_PORT, else none; docs/sql-api.md)")
     p.add_argument("--models-dir", type=Path, help="folder of database layers (default: $SMQ_MODELS_DIR, then ./semantic_models)")
     access = p.add_mutually_exclusive_group()
     access.add_argument("--api-keys", type=Path, metavar="FILE", help="YAML keys file (default: $SMQ_API_KEYS_FILE)")
@@ -140,7 +143,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
               "pip install 'smq-semantic-layer[service]'", file=sys.stderr)
         return EXIT_NOT_CONFIGURED
     overrides = {
-        "host": args.host, "port": args.port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
+        "host": args.host, "port": args.port, "pg_port": args.pg_port, "models_dir": args.models_dir, "api_keys_file": args.api_keys,
         "open_access": args.open, "reload_models": args.reload_models, "max_rows": args.max_rows,
         "query_timeout_s": args.query_timeout, "log_level": args.log_level, "log_format": args.log_format,
         "workers": args.workers,
@@ -162,6 +165,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if busy:
         print(f"smq: cannot serve on http://{settings.host}:{settings.port}: {busy}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if settings.pg_port is not None:
+        if settings.workers > 1:
+            print("smq: --pg-port runs in one server process (a cancel request must reach the process running the "
+                  "query); use --workers 1, or run a second `smq serve --pg-port` beside the HTTP workers",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
+        busy = port_problem(settings.host, settings.pg_port) if settings.pg_port else None
+        if busy:
+            print(f"smq: cannot serve the PostgreSQL protocol on {settings.host}:{settings.pg_port}: "
+                  f"{busy.replace('--port', '--pg-port')}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     from service.request_log import configure_logging
 
     configure_logging(settings.log_level, settings.log_format)
@@ -176,6 +190,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         return EXIT_NOT_CONFIGURED
     serving = ", ".join(f"{e.name} ({e.status})" for e in app.state.smq.registry.entries()) or "no database"
     print(f"smq: serving {serving} on http://{settings.host}:{settings.port} (API docs: /docs)", file=sys.stderr)
+    if settings.pg_port is not None:
+        print(f"smq: SQL API over the PostgreSQL protocol on {settings.host}:{settings.pg_port} "
+              f"(psql -h {settings.host} -p {settings.pg_port} -d <database>)", file=sys.stderr)
     if settings.workers == 1:
         # the service logs one line per request itself (with its id): not uvicorn's access log, nor its log config
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level, log_config=None,

@@ -451,6 +451,7 @@ class CancelTimer:
         self.fired = False
         self.done = False
         self._cancel = cancel
+        self._cancellation: Cancellation | None = None
         self._timeout_s = timeout_s
         self._lock = threading.Lock()  # no cancel may land after __exit__ (on the next query)
 
@@ -464,11 +465,62 @@ class CancelTimer:
 
     def __enter__(self) -> CancelTimer:
         _WATCHDOG.add(time.monotonic() + self._timeout_s, self)
+        self._cancellation = _CANCELLATION.get()
+        if self._cancellation is not None:
+            self._cancellation.add(self)
         return self
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self.done = True
+        if self._cancellation is not None:
+            self._cancellation.discard(self)
+
+
+class Cancellation:
+    """A caller's handle on the queries running inside its ``cancellable()`` block, from another thread.
+
+    ``cancel()`` fires their ``CancelTimer`` at once (the same cancel on the engine as the timeout: the
+    executor then raises ``QueryTimeout``, and ``cancelled`` tells the caller it was its own request). The
+    PostgreSQL-protocol listener uses it for a client's CancelRequest. Backends that time out on the server
+    instead of with a ``CancelTimer`` (PostgreSQL's statement_timeout, SQLite's progress handler) finish.
+    """
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self._timers: set[CancelTimer] = set()
+        self._lock = threading.Lock()
+
+    def add(self, timer: CancelTimer) -> None:
+        with self._lock:
+            self._timers.add(timer)
+            fire = self.cancelled
+        if fire:
+            timer.fire()
+
+    def discard(self, timer: CancelTimer) -> None:
+        with self._lock:
+            self._timers.discard(timer)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            timers = list(self._timers)
+        for timer in timers:
+            timer.fire()
+
+
+_CANCELLATION: contextvars.ContextVar[Cancellation | None] = contextvars.ContextVar("smq_cancellation", default=None)
+
+
+@contextlib.contextmanager
+def cancellable(cancellation: Cancellation) -> Iterator[Cancellation]:
+    """Within the block (in this thread), every query's CancelTimer also answers ``cancellation.cancel()``."""
+    token = _CANCELLATION.set(cancellation)
+    try:
+        yield cancellation
+    finally:
+        _CANCELLATION.reset(token)
 
 
 def run_retrying_stale(run: Callable[[], QueryResult], backend: str) -> QueryResult:
