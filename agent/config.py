@@ -42,6 +42,7 @@ from typing import Annotated, Any, Callable, Mapping
 from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from engine.dialects import dialect as dialect_of, find as find_engine
 from engine.errors import EngineError, Location
 
 from .retry import RetryPolicy
@@ -50,7 +51,6 @@ PROVIDERS = ("gemini", "openai")
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 THINKING_LEVELS = ("minimal", "low", "medium", "high")
-BILLED_DIALECTS = ("bigquery", "snowflake")  # profiling is off by default there: each query scans and costs
 MAX_PLANS = 8
 TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -110,7 +110,7 @@ class AgentConfig:
         """Whether compile results get profile warnings on a database of this dialect."""
         if self.profile is not None:
             return self.profile
-        return dialect.lower() not in BILLED_DIALECTS
+        return not (find_engine(dialect) is not None and dialect_of(dialect).billed)  # each query scans and costs there
 
     @property
     def model_name(self) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from .dialects import dialect as dialect_of, find as find_engine
 from .errors import QueryError, nearest
 from .layer.exprs import columns_read, parse_expression
 from .layer.joins import JoinGraph, Path
@@ -76,26 +77,13 @@ def _n_to_one_paths(graph: JoinGraph, start: str, target: str, limit: int = 8) -
     return out
 
 
-# The largest row count each engine accepts in LIMIT: "every row", yet a LIMIT all the same.
-_ALL_ROWS = {"mysql": 18446744073709551615, "sqlite": 9223372036854775807}
-FENCED_DIALECTS = ("postgres", "duckdb", "mysql", "sqlite")
 RESERVED_PREFIX = "__acl"
 
 
 def fence(query: exp.Select, dialect: str | None) -> exp.Select:
-    """The role's subquery made opaque to the planner, so outer predicates see only filtered rows.
-
-    PostgreSQL neither pulls up a subquery with OFFSET nor pushes quals into it (the classic
-    optimisation fence); DuckDB keeps a LIMIT/OFFSET node between the filter and the outer query;
-    MariaDB/MySQL never merge a derived table with LIMIT nor push conditions into it; SQLite
-    neither flattens (outer WHERE present) nor pushes terms into a subquery with LIMIT. Each is
-    proven on the real engine by tests/engine/test_access_fences.py. Other dialects: unchanged.
-    """
-    if dialect in ("postgres", "duckdb"):  # nodes built directly: the builders would parse "0"
-        query.set("offset", exp.Offset(expression=exp.Literal.number(0)))
-    elif dialect in _ALL_ROWS:
-        query.set("limit", exp.Limit(expression=exp.Literal.number(_ALL_ROWS[dialect])))
-    return query
+    """The role's subquery made opaque to the planner, so outer predicates see only filtered rows: each engine's
+    fence (engine/dialects/<engine>.py `fence`), proven on the real engine by tests/engine/test_access_fences.py."""
+    return dialect_of(dialect).fence(query) if dialect else query
 
 
 def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None, dialect: str | None = None,
@@ -167,16 +155,15 @@ def default_schema(layer: SemanticLayer) -> tuple[str, ...]:
     `apply_role_to_sql` still keeps the subquery's tables from being shadowed.
     """
     connection: Mapping[str, Any] = layer.connection or {}
-    backend = str(connection.get("backend", "")).lower()
-    if backend in ("duckdb", "sqlite") and layer.dialect == backend:
-        return ("main",)
-    name: Any = None
-    if backend == "postgres" and layer.dialect == "postgres":
-        name = connection.get("schema")
-    elif backend in ("mysql", "mariadb") and layer.dialect == "mysql":
-        name = connection.get("database")
-        if not name and isinstance(connection.get("url"), str):
-            name = connection["url"].rsplit("/", 1)[-1].split("?", 1)[0] if connection["url"].count("/") >= 3 else None
+    backend = find_engine(str(connection.get("backend", "")))
+    if backend is None or backend is not find_engine(layer.dialect):
+        return ()
+    engine = dialect_of(backend)
+    if engine.default_schema:
+        return (engine.default_schema,)
+    name: Any = connection.get(engine.schema_setting) if engine.schema_setting else None
+    if not name and engine.schema_setting == "database" and isinstance(connection.get("url"), str):  # mysql://.../database
+        name = connection["url"].rsplit("/", 1)[-1].split("?", 1)[0] if connection["url"].count("/") >= 3 else None
     return (name,) if isinstance(name, str) and _PLAIN_NAME.match(name) else ()
 
 
@@ -231,7 +218,7 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
     """
     if role is None or (not role.row_filters and not role.hidden):
         return tree
-    if role.row_filters and layer.dialect not in FENCED_DIALECTS:
+    if role.row_filters and not dialect_of(layer.dialect).fenced:
         raise QueryError(f"raw SQL is not available to role '{role.name}' on {layer.dialect}: this engine's planner may "
                          "evaluate a query's conditions on rows the role's filters remove, and nothing proves otherwise; "
                          "use an SMQ instead", code="raw_sql_refused")

@@ -18,13 +18,13 @@ runs is regenerated from the tree, and sqlglot writes those nodes as the dialect
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from sqlglot import exp
 
 from .denylist import denied_function_reason
-from .dialect_functions import ALLOWED as ENGINE_ALLOWED
-from .dialect_functions import DENIED as ENGINE_DENIED
+from .dialects import dialect as dialect_of, find as find_engine
+from .dialects.base import Dialect
 
 
 def _names(text: str) -> frozenset[str]:
@@ -108,40 +108,18 @@ TYPES = _names("""
 """)
 COMMON = SYNTAX | AGGREGATES | WINDOWS | STRINGS | MATHS | DATES | JSON_AND_LISTS | TYPES
 
-# -- one dialect only -------------------------------------------------------------------------------------
-BY_DIALECT: dict[str, frozenset[str]] = {
-    "duckdb": _names("""
-        list_reduce list_apply list_select list_where list_zip list_position list_count list_min list_max
-        list_sum list_avg array_has array_has_any array_has_all struct_insert regexp_full_match
-        date_sub datesub time_bucket epoch_to_timestamp to_timestamp_ms make_timestamptz
-        bar fsum favg sumkahan kahan_sum hash string_agg_distinct
-    """),
-    "postgres": _names("""
-        to_char to_number date_part age justify_interval regexp_matches regexp_split_to_array
-        array_upper array_lower array_ndims array_dims array_remove array_replace string_agg jsonb_array_length
-        jsonb_typeof json_typeof jsonb_build_object jsonb_build_array jsonb_agg json_agg jsonb_each_text
-        json_each_text num_nonnulls num_nulls date_bin
-    """),
-    "mysql": _names("""
-        date_format str_to_date ifnull group_concat datediff timestampdiff timestampadd dayofmonth
-        weekofyear yearweek char_length curdate curtime last_day makedate json_unquote json_search
-        any_value bin oct conv format_bytes crc32 strcmp regexp_instr
-    """),
-    "sqlite": _names("""
-        strftime julianday unixepoch ifnull group_concat printf instr total likely unlikely likelihood
-        char hex unicode zeroblob randomblob iif octet_length timediff
-    """),
-}
-
-# Table functions (FROM f(...)): only the ones that make rows out of their arguments.
+# Table functions (FROM f(...)): only the ones that make rows out of their arguments. What one engine adds to
+# either list, and what it refuses whatever a layer allows, is that engine's (engine/dialects/<engine>.py).
 TABLE_FUNCTIONS_COMMON = _names("unnest generate_series exploding_generate_series")
-TABLE_BY_DIALECT: dict[str, frozenset[str]] = {
-    "duckdb": _names("range"),
-    "postgres": _names("json_each json_each_text jsonb_each jsonb_each_text json_array_elements jsonb_array_elements "
-                       "json_array_elements_text jsonb_array_elements_text regexp_split_to_table"),
-    "sqlite": _names("json_each json_tree"),
-    "mysql": frozenset(),
-}
+
+
+def _engine(dialect: str) -> Dialect | None:
+    return dialect_of(dialect) if find_engine(dialect) is not None else None
+
+
+def _denied(dialect: str | None) -> Mapping[str, str]:
+    engine = _engine(dialect) if dialect else None
+    return engine.denied_functions if engine is not None else {}
 
 
 def function_names(node: exp.Func) -> list[str]:
@@ -153,13 +131,15 @@ def function_names(node: exp.Func) -> list[str]:
 
 def allowed_functions(dialect: str, extra: Iterable[str] = ()) -> frozenset[str]:
     """The dialect's allow-list (plus a layer's `extra`), never a name the dialect's engine knows to be dangerous."""
-    allowed = COMMON | BY_DIALECT.get(dialect, frozenset()) | ENGINE_ALLOWED.get(dialect, frozenset())
-    return (allowed | {name.lower() for name in extra}) - ENGINE_DENIED.get(dialect, {}).keys()
+    engine = _engine(dialect)
+    allowed = COMMON | (engine.raw_sql_functions if engine is not None else frozenset())
+    return (allowed | {name.lower() for name in extra}) - _denied(dialect).keys()
 
 
 def allowed_table_functions(dialect: str, extra: Iterable[str] = ()) -> frozenset[str]:
-    allowed = TABLE_FUNCTIONS_COMMON | TABLE_BY_DIALECT.get(dialect, frozenset()) | {name.lower() for name in extra}
-    return allowed - ENGINE_DENIED.get(dialect, {}).keys()
+    engine = _engine(dialect)
+    allowed = TABLE_FUNCTIONS_COMMON | (engine.raw_sql_table_functions if engine is not None else frozenset())
+    return (allowed | {name.lower() for name in extra}) - _denied(dialect).keys()
 
 
 def is_allowed(names: Iterable[str], allowed: frozenset[str]) -> bool:
@@ -170,5 +150,5 @@ def is_allowed(names: Iterable[str], allowed: frozenset[str]) -> bool:
 
 def why_not_allowable(name: str, dialect: str | None = None) -> str | None:
     """Why an admin may not add `name` to a layer's allow-list (a known dangerous function), else None."""
-    reason = denied_function_reason(name) or (ENGINE_DENIED.get(dialect, {}).get(name.lower()) if dialect else None)
+    reason = denied_function_reason(name) or _denied(dialect).get(name.lower())
     return f"function {name.lower()} cannot be allowed ({reason})" if reason else None

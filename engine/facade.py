@@ -22,7 +22,8 @@ from .smq.mf_names import MFNames
 from .smq.query import SMQ, parse_smq
 from .smq.resolve import Resolver
 from .sql.compose import compose
-from .sql.dialects import SUPPORTED_DIALECTS, finish
+from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
+from .dialects.base import Dialect
 from .sql.render import Renderer
 
 DEFAULT_MODELS_DIR = "semantic_models"
@@ -79,29 +80,30 @@ class Layer:
         """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query."""
         spec = parse_smq(smq)
         target = self._dialect(dialect)
-        key = (spec.canonical(), target, role, pretty)
+        key = (spec.canonical(), target.name, role, pretty)
         if use_cache:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self.compile_expression(spec, target, role).sql(dialect=target, pretty=pretty, copy=False)
+        sql = self._compile_tree(spec, target, role).sql(dialect=target.name, pretty=pretty, copy=False)
         if use_cache:
             self._cache.put(key, sql)
         return sql
 
     def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> exp.Query:
         """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
-        spec = parse_smq(smq)
-        target = self._dialect(dialect)
+        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role)
+
+    def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None) -> exp.Query:
         role_obj = self.role(role)
         hidden = frozenset(role_obj.hidden) if role_obj else frozenset()
         try:
             plan = Planner(self.semantic, self.graph, Resolver(self.semantic, hidden)).plan(spec)
-            sources = self.restricted_sources(role, target)
+            sources = self.restricted_sources(role, target.name)
             renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
-            return finish(compose(plan, renderer), target)
+            return target.finish(compose(plan, renderer))
         except QueryError as err:
             if err.code == "unsupported_aggregation" and err.location is not None and err.location.field:
                 at = self._query_field(spec, err.location.field)  # the measure as the query reaches it: metrics[i]
@@ -139,13 +141,13 @@ class Layer:
 
         return next((f"metrics[{i}]" for i, name in enumerate(spec.metrics) if reads(name, set())), None)
 
-    def _dialect(self, dialect: str | None) -> str:
+    def _dialect(self, dialect: str | None) -> Dialect:
         target = (dialect or self.dialect).lower()
         if target not in SUPPORTED_DIALECTS:
             raise QueryError(f"unsupported dialect '{target}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
                              code="unsupported_dialect", location=Location(field="dialect"),
                              suggestions=nearest(target, SUPPORTED_DIALECTS, 1))
-        return target
+        return dialect_of(target)
 
     # -- listings ------------------------------------------------------------------------------
     def elements(self, models: list[str] | None = None, role: str | None = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..allowlist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
-from ..sql.dialects import SUPPORTED_DIALECTS
+from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
@@ -56,14 +56,14 @@ class _Reader(ElementReader):
             return {"name": self.directory.name}
         self.known_keys(node, DATABASE_KEYS, file, "")
         name = self.name(node, file, "database", "database") or self.directory.name
-        dialect = self.text(node, "dialect", file, "database", required=True, default="duckdb")
+        dialect = self.text(node, "dialect", file, "database", required=True, default=DEFAULT_ENGINE.value)
         if dialect.lower() not in SUPPORTED_DIALECTS or check_dialect(dialect.lower()):
             self.errors.add(
                 f"dialect: unsupported dialect '{dialect}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
                 where(file, node, "dialect", field="dialect"), code="unknown_dialect",
                 suggestions=nearest(dialect, SUPPORTED_DIALECTS, 1),
             )
-            dialect = "duckdb"
+            dialect = DEFAULT_ENGINE.value
         dialect = dialect.lower()
         self.dialect = dialect
         connection = node.get("connection") or {}

@@ -22,7 +22,7 @@ from ..layer.joins import Path, path_text
 from ..layer.model import Metric
 from ..smq.filters import Filter, parse_filter
 from ..smq.resolve import DimRef, MeasureRef
-from ..sql.dialects import float_division
+from ..dialects.base import float_division
 from .nodes import Aggregate, FactGroup
 from .offsets import offset_key
 

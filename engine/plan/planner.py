@@ -18,7 +18,7 @@ from ..smq.filters import Filter, parse_filter, substitute, wrap
 from ..smq.metric_filters import MetricFilterRef
 from ..smq.query import SMQ
 from ..smq.resolve import DimRef, MeasureRef, Resolver
-from ..sql.dialects import float_division
+from ..dialects.base import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
 from .conversion import ConversionEvents, conversion_template, with_conversion
 from .offsets import check_offset_keys, offset_input, offset_key

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..dialects import DEFAULT_ENGINE
 from ..errors import Location, QueryError, nearest
 from ..layer.exprs import columns_read, parse_expression
 from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
@@ -44,7 +45,7 @@ def split_suffix(segments: list[str], text: str, field: str) -> tuple[list[str],
 def axis_dimension() -> Dimension:
     """The placeholder of `metric_time` until it is bound to a measure's own time dimension."""
     return Dimension("", TIME_AXIS, "date", "The common time axis: each measure's own time dimension.", TIME_AXIS,
-                     parse_expression(TIME_AXIS, "duckdb"), Location())
+                     parse_expression(TIME_AXIS, DEFAULT_ENGINE.value), Location())
 
 
 def expand_templates(text: str, field: str) -> str:

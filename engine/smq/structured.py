@@ -111,7 +111,7 @@ def _today() -> exp.Expression:
 
 
 def _start_of(unit: str) -> exp.Expression:
-    """The first day of the current unit (rendered per engine by engine/sql/dialects.truncate)."""
+    """The first day of the current unit (rendered per engine by the dialect's truncate, engine/dialects)."""
     return _today() if unit == "day" else exp.DateTrunc(this=_today(), unit=exp.Literal.string(unit))
 
 

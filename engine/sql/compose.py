@@ -5,7 +5,6 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..plan.nodes import QueryPlan
-from .dialects import typed_null
 from .conversion import conversion_ctes
 from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, col, ident
@@ -68,7 +67,7 @@ def compose(plan: QueryPlan, renderer: Renderer) -> exp.Query:
             for group in groups:
                 own = {a.id for a in group.aggregates}
                 projection: list[exp.Expr] = [col(k) for k in keys]
-                projection += [col(a) if a in own else exp.alias_(typed_null(owner[a], a, renderer.dialect), a, quoted=True)
+                projection += [col(a) if a in own else exp.alias_(renderer.dialect.typed_null(owner[a], a), a, quoted=True)
                                for a in agg_ids]
                 branches.append(exp.Select(expressions=projection).from_(ident(group.id)))
             stacked: exp.Query = branches[0]

@@ -19,14 +19,14 @@ from ..layer.model import GRAINS, Dimension, Measure, Model
 from ..plan.nodes import FactGroup
 from ..smq.filters import Filter, MetricFilterRef
 from ..smq.resolve import DimRef
-from .dialects import date_part, shift, to_date, truncate
+from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
 from .offsets import _one_day_per_period, join_grain, read_period
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
 
 
-def _entity(model: Model, entity: str, alias: str, dialect: str) -> exp.Expression:
-    return qualify(parse_expression(model.entities[entity].expr, dialect), alias)
+def _entity(model: Model, entity: str, alias: str, dialect: Dialect) -> exp.Expression:
+    return qualify(parse_expression(model.entities[entity].expr, dialect.name), alias)
 
 
 def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
@@ -62,7 +62,7 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
                   exp.alias_(_period(qualify(base_time.node, base_alias), grain, dialect), "t", quoted=True)]
     carried_refs = period_filter_refs(where, base_time) if group.offset else []
     if group.offset:  # the base event's day: where it lands once shifted, and what a filter on the period reads
-        projection.append(exp.alias_(to_date(qualify(base_time.node, base_alias), dialect), "d", quoted=True))
+        projection.append(exp.alias_(dialect.to_date(qualify(base_time.node, base_alias)), "d", quoted=True))
         # metric_aware renders a metric filter's value too
         projection += [exp.alias_(render_ref(cast(DimRef, ref)), f"f{i}", quoted=True) for i, ref in enumerate(carried_refs)]
     for i, (left, _) in enumerate(params.constant_properties):
@@ -79,7 +79,7 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     on: list[exp.Expression] = [exp.EQ(this=col("entity", "b"), expression=col("entity", "c")),
                                 exp.LTE(this=col("t", "b"), expression=col("t", "c"))]
     if params.window is not None:
-        on.append(exp.GT(this=col("t", "b"), expression=shift(col("t", "c"), -params.window.count, params.window.unit, dialect)))
+        on.append(exp.GT(this=col("t", "b"), expression=dialect.shift(col("t", "c"), -params.window.count, params.window.unit)))
     on += [exp.EQ(this=col(f"c{i}", "b"), expression=col(f"c{i}", "c")) for i in range(len(params.constant_properties))]
     closest = exp.Window(this=exp.RowNumber(), partition_by=[col("id", "c")],
                          order=exp.Order(expressions=[exp.Ordered(this=col("t", "b"), desc=True)]))
@@ -127,8 +127,8 @@ def compare_grain(base_time: Dimension, conv_time: Dimension) -> str:
     return max(declared, key=GRAINS.index) if declared else "day"
 
 
-def _period(value: exp.Expression, grain: str, dialect: str) -> exp.Expression:
-    return to_date(value, dialect) if grain == "day" else truncate(value, grain, dialect)
+def _period(value: exp.Expression, grain: str, dialect: Dialect) -> exp.Expression:
+    return dialect.to_date(value) if grain == "day" else dialect.truncate(value, grain)
 
 
 def _conversion_events(renderer: Renderer, group: FactGroup, model: Model, measure: Measure, time: Dimension,
@@ -174,7 +174,7 @@ def shifted_conversions(renderer: Renderer, group: FactGroup, keys: tuple[DimRef
     assert offset is not None and layer.time_spine is not None, "validated: an offset input needs a time spine"
     grain = join_grain(offset, keys, dim)
     periods_name = f"{group.id}_periods"
-    periods = (exp.Select(expressions=[exp.alias_(truncate(col(layer.time_spine.column, "spine"), grain, dialect), "period", quoted=True)])
+    periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(col(layer.time_spine.column, "spine"), grain), "period", quoted=True)])
                .from_(aliased(layer.time_spine.table_node, "spine")))
     if grain != "day":
         periods = periods.distinct(copy=False)
@@ -182,10 +182,10 @@ def shifted_conversions(renderer: Renderer, group: FactGroup, keys: tuple[DimRef
 
     def on_axis(ref: DimRef) -> exp.Expression:
         if ref.date_part:
-            return date_part(period.copy(), ref.date_part, dialect)
-        return period.copy() if (ref.grain or "day") == grain else truncate(period.copy(), ref.grain or "day", dialect)
+            return dialect.date_part(period.copy(), ref.date_part)
+        return period.copy() if (ref.grain or "day") == grain else dialect.truncate(period.copy(), ref.grain or "day")
 
-    row_day = col("d", "a") if grain == "day" else truncate(col("d", "a"), grain, dialect)
+    row_day = col("d", "a") if grain == "day" else dialect.truncate(col("d", "a"), grain)
     looked_up = read_period(period.copy(), offset, dialect)  # every step of a nested offset, outermost first
     conditions: list[exp.Expression] = [exp.EQ(this=col("rn", "a"), expression=exp.Literal.number(1))]
     carried = period_filter_refs(where, dim)

@@ -19,7 +19,7 @@ from sqlglot import exp
 from ..layer.model import GRAINS
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import add_interval, date_part, shift, to_date, truncate
+from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, aliased, col, ident, qualify
 
@@ -64,7 +64,7 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     conditions = [renderer.filter_expr(f, render_ref) for f in row_filters]
     if conditions:
         query = query.where(*conditions, copy=False)
-    day = to_date(qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)])), dialect)
+    day = dialect.to_date(qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)])))
     projection = []
     if group.dedupe:
         projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
@@ -87,22 +87,20 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     bounds: list[exp.Expression] = [exp.GTE(this=spine_col.copy(), expression=rows_bound(exp.Min))]  # no window before the first row
     if not nonempty:  # every period from the first to the last with rows (all the days of those periods when daily)
         if daily:
-            bounds = [exp.GTE(this=spine_col.copy(), expression=truncate(rows_bound(exp.Min), period_grain, dialect)),
-                      exp.LT(this=spine_col.copy(), expression=add_interval(truncate(rows_bound(exp.Max), period_grain, dialect),
-                                                                            1, period_grain, dialect))]
+            bounds = [exp.GTE(this=spine_col.copy(), expression=dialect.truncate(rows_bound(exp.Min), period_grain)),
+                      exp.LT(this=spine_col.copy(), expression=dialect.add_interval(dialect.truncate(rows_bound(exp.Max), period_grain), 1, period_grain))]
         else:
             bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), metric.window.count + 1,
-                                                                    metric.window.unit, dialect)))
+        bounds.append(exp.LTE(this=spine_col.copy(), expression=dialect.shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
     elif metric.grain_to_date:
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), 1, metric.grain_to_date, dialect)))
+        bounds.append(exp.LTE(this=spine_col.copy(), expression=dialect.shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
     if read is None:
         bounds += [renderer.filter_expr(f, renderer.on_spine(spine_col)) for f in time_filters]
     else:  # only the periods an offset looks up (the days of those periods when daily)
-        bounds.append(exp.In(this=truncate(spine_col.copy(), period_grain, dialect), query=exp.Subquery(this=read)))
+        bounds.append(exp.In(this=dialect.truncate(spine_col.copy(), period_grain), query=exp.Subquery(this=read)))
     periods = (
-        exp.Select(expressions=[exp.alias_(truncate(spine_col.copy(), step, dialect), "period", quoted=True)])
+        exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True)])
         .from_(aliased(spine.table_node, "spine"))
         .where(*bounds, copy=False)
         .distinct(copy=False)
@@ -110,14 +108,14 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
 
     period = col("period", "p")
     # the window ends with the period's last day, or its first with `period_agg: first` (MetricFlow's default)
-    next_start = add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else step, dialect)
+    next_start = dialect.add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else step)
     on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
     if metric.window is not None:
         # a month step past a month's end lands on its last day on every engine (SQLite's date() rolls over)
-        on.append(exp.GTE(this=col("t", "r"), expression=shift(next_start.copy(), -metric.window.count, metric.window.unit, dialect)))
+        on.append(exp.GTE(this=col("t", "r"), expression=dialect.shift(next_start.copy(), -metric.window.count, metric.window.unit)))
     elif metric.grain_to_date:
-        period_end = add_interval(next_start.copy(), -1, "day", dialect)
-        on.append(exp.GTE(this=col("t", "r"), expression=truncate(period_end, metric.grain_to_date, dialect)))
+        period_end = dialect.add_interval(next_start.copy(), -1, "day")
+        on.append(exp.GTE(this=col("t", "r"), expression=dialect.truncate(period_end, metric.grain_to_date)))
     other_keys = any(not t for t in is_time)
     ctes: CTEs = [(rows_name, rows), (periods_name, periods)]
     # Sums, counts, minima and maxima re-aggregate: fold the rows to one per day (and other key)
@@ -140,10 +138,10 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
         elif daily:
             key_exprs.append(period.copy())  # one time key per day here; the periods come after
         elif ref.date_part:
-            key_exprs.append(date_part(period.copy(), ref.date_part, dialect))
+            key_exprs.append(dialect.date_part(period.copy(), ref.date_part))
         else:
             grain = ref.grain or "day"
-            key_exprs.append(period.copy() if grain == period_grain else truncate(period.copy(), grain, dialect))
+            key_exprs.append(period.copy() if grain == period_grain else dialect.truncate(period.copy(), grain))
     if daily:
         key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [period.copy()]
     values = [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")) if per_day
@@ -163,14 +161,14 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
 
 
 def _per_period(group: FactGroup, keys: tuple[DimRef, ...], is_time: list[bool], period_grain: str, daily: str,
-                dialect: str) -> exp.Select:
+                dialect: Dialect) -> exp.Select:
     """One row per period (and other key) from the daily running values: their mean, or the first/last day's."""
     metric = group.cumulative
     assert metric is not None
     day = col("day", "d")
-    period = truncate(day.copy(), period_grain, dialect)  # a coarser time key is its period's (as without the daily step)
-    key_exprs = [col(f"g{i}", "d") if not t else date_part(period.copy(), str(keys[i].date_part), dialect) if keys[i].date_part
-                 else period.copy() if (keys[i].grain or "day") == period_grain else truncate(period.copy(), keys[i].grain or "day", dialect)
+    period = dialect.truncate(day.copy(), period_grain)  # a coarser time key is its period's (as without the daily step)
+    key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(period.copy(), str(keys[i].date_part)) if keys[i].date_part
+                 else period.copy() if (keys[i].grain or "day") == period_grain else dialect.truncate(period.copy(), keys[i].grain or "day")
                  for i, t in enumerate(is_time)]
     source = exp.Table(this=ident(daily), alias=exp.TableAlias(this=ident("d")))
     if metric.period_agg == "average":

@@ -21,7 +21,7 @@ from ..plan.nodes import FactGroup
 from ..plan.offsets import offset_join_grain
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import date_part, shift, to_date, truncate
+from ..dialects.base import Dialect
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
 
 
@@ -34,11 +34,11 @@ def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
     return grain
 
 
-def read_period(period: exp.Expression, offset: Offset, dialect: str) -> exp.Expression:
+def read_period(period: exp.Expression, offset: Offset, dialect: Dialect) -> exp.Expression:
     """The period a spine period reads: each step of the offset applied in turn (outermost first)."""
     for step in offset.steps:
-        period = (shift(period, -step.window.count, step.window.unit, dialect) if step.window is not None
-                  else truncate(period, str(step.to_grain), dialect))
+        period = (dialect.shift(period, -step.window.count, step.window.unit) if step.window is not None
+                  else dialect.truncate(period, str(step.to_grain)))
     return period
 
 
@@ -54,7 +54,7 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
     spine = layer.time_spine
     spine_col = col(spine.column, "spine")
     periods_name = f"{group.id}_periods"
-    period_expr = truncate(spine_col, grain, dialect)  # a DATE, as the other aggregations group by
+    period_expr = dialect.truncate(spine_col, grain)  # a DATE, as the other aggregations group by
     periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"))
     if grain != "day":
         periods = periods.distinct(copy=False)
@@ -66,12 +66,12 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
     def render_ref(ref: DimRef) -> exp.Expression:
         if ref.dimension is dim and not ref.keys:  # the shifted axis: the spine's period
             if ref.date_part:
-                return date_part(period.copy(), ref.date_part, dialect)
-            return period.copy() if (ref.grain or "day") == grain else truncate(period.copy(), ref.grain or "day", dialect)
+                return dialect.date_part(period.copy(), ref.date_part)
+            return period.copy() if (ref.grain or "day") == grain else dialect.truncate(period.copy(), ref.grain or "day")
         return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
     row_time = qualify(dim.node, tree.root_alias)
-    row_period = to_date(row_time, dialect) if grain == "day" else truncate(row_time, grain, dialect)
+    row_period = dialect.to_date(row_time) if grain == "day" else dialect.truncate(row_time, grain)
     on = exp.EQ(this=read_period(period.copy(), offset, dialect), expression=row_period)
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)
@@ -104,7 +104,7 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
 
 
 def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension, grain: str,
-                        period: exp.Column, dialect: str) -> list[exp.Expression]:
+                        period: exp.Column, dialect: Dialect) -> list[exp.Expression]:
     """offset_to_grain joined by day but queried above it: keep one spine day per queried period (its first),
     else every day of the period would read the same rows again (MetricFlow's filter)."""
     if offset.to_grain is None or offset.then is not None or grain != "day":  # nested: only by day (plan/offsets.py)
@@ -112,7 +112,7 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
     grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
     if not grains or "day" in grains:
         return []
-    tests: list[exp.Expression] = [exp.EQ(this=truncate(period.copy(), g, dialect), expression=period.copy()) for g in dict.fromkeys(grains)]
+    tests: list[exp.Expression] = [exp.EQ(this=dialect.truncate(period.copy(), g), expression=period.copy()) for g in dict.fromkeys(grains)]
     return [cast(exp.Expression, exp.or_(*tests)) if len(tests) > 1 else tests[0]]
 
 
@@ -139,18 +139,18 @@ def offset_cumulative(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, 
     day = col(spine.column, "spine")
     unshifted = f"{group.id}_unshifted"
     periods_name = f"{group.id}_shifted_periods"
-    periods = (exp.Select(expressions=[exp.alias_(truncate(day.copy(), grain, dialect), "period", quoted=True)])
+    periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(day.copy(), grain), "period", quoted=True)])
                .from_(aliased(spine.table_node, "spine")).distinct(copy=False))
     if group.time_filters:
         periods = periods.where(*[renderer.filter_expr(f, renderer.on_spine(day)) for f in group.time_filters], copy=False)
     period = col("period", "p")
-    looked_up = (shift(period.copy(), -offset.window.count, offset.window.unit, dialect) if offset.window is not None
-                 else truncate(period.copy(), str(offset.to_grain), dialect))
+    looked_up = (dialect.shift(period.copy(), -offset.window.count, offset.window.unit) if offset.window is not None
+                 else dialect.truncate(period.copy(), str(offset.to_grain)))
     read = (exp.Select(expressions=[looked_up.copy()]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
             if group.time_filters else None)
     ctes = renderer.cumulative_ctes(group, keys, group.where, group.time_filters, read)
     join_key = next(i for i in time_keys if not keys[i].date_part)
-    key_exprs = [col(f"g{i}", "c") if i not in time_keys else date_part(period.copy(), str(keys[i].date_part), dialect)
+    key_exprs = [col(f"g{i}", "c") if i not in time_keys else dialect.date_part(period.copy(), str(keys[i].date_part))
                  if keys[i].date_part else period.copy() for i in range(len(keys))]
     final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.aggregates]])

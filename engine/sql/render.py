@@ -19,7 +19,7 @@ from ..layer.joins import Path
 from ..layer.model import Measure, Model, SemanticLayer
 from ..smq.filters import Filter, interval_parts, substitute, wrap
 from ..smq.resolve import DimRef
-from .dialects import add_interval, date_literal, date_part, shift, truncate
+from ..dialects.base import Dialect
 from .percentile import PERCENTILE_AGGS, percentile_aggregate
 from .semi_additive import on_window, window_columns
 from .metric_joins import join_metric_filters, metric_aware
@@ -104,7 +104,7 @@ class JoinTree:
 
 
 class Renderer:
-    def __init__(self, layer: SemanticLayer, dialect: str, source_for: SourceFor) -> None:
+    def __init__(self, layer: SemanticLayer, dialect: Dialect, source_for: SourceFor) -> None:
         self.layer = layer
         self.dialect = dialect
         self.source_for = source_for
@@ -113,8 +113,8 @@ class Renderer:
     def dim_expr(self, ref: DimRef, tree: JoinTree, path: Path) -> exp.Expression:
         value = qualify(ref.dimension.node, tree.alias_of(path))
         if ref.date_part:
-            return date_part(value, ref.date_part, self.dialect)
-        return truncate(value, ref.grain, self.dialect) if ref.grain else value
+            return self.dialect.date_part(value, ref.date_part)
+        return self.dialect.truncate(value, ref.grain) if ref.grain else value
 
     def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
         refs = dict(f.refs)
@@ -126,8 +126,8 @@ class Renderer:
         """A time filter's dimension read on a spine day (at its grain, or its date part): a filter on periods."""
         def render(ref: DimRef) -> exp.Expression:
             if ref.date_part:
-                return date_part(day.copy(), ref.date_part, self.dialect)
-            return truncate(day.copy(), ref.grain, self.dialect) if ref.grain else day.copy()
+                return self.dialect.date_part(day.copy(), ref.date_part)
+            return self.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
 
         return render
 
@@ -144,7 +144,7 @@ class Renderer:
 
         def fix(n: exp.Expression) -> exp.Expression:
             if isinstance(n, exp.DateTrunc) and isinstance(n.this, exp.CurrentDate):  # structured relative date ranges
-                return truncate(n.this, n.args["unit"].name.lower(), self.dialect)
+                return self.dialect.truncate(n.this, n.args["unit"].name.lower())
             if isinstance(n, (exp.Add, exp.Sub)) and isinstance(n.expression, exp.Interval):
                 parts = interval_parts(n.expression)
                 if parts is not None:  # checked when the filter was parsed
@@ -152,23 +152,24 @@ class Renderer:
                     # a month step past a month's end lands on its last day on SQLite too, as elsewhere; from the
                     # first day of a month (the structured ranges' period starts) it cannot, so plain arithmetic
                     start = isinstance(n.this, exp.DateTrunc) and n.this.args["unit"].name.lower() in ("month", "quarter", "year")
-                    return (add_interval if start else shift)(fix(n.this), -count if isinstance(n, exp.Sub) else count, unit, self.dialect)
+                    step = self.dialect.add_interval if start else self.dialect.shift
+                    return step(fix(n.this), -count if isinstance(n, exp.Sub) else count, unit)
             if isinstance(n, _COMPARISONS):
                 for a, b in (("this", "expression"), ("expression", "this")):
                     kind = time_type(n.args.get(a))
                     other = n.args.get(b)
                     if kind and isinstance(other, exp.Literal) and other.is_string:
-                        n.set(b, date_literal(other, kind, self.dialect))
+                        n.set(b, self.dialect.date_literal(other, kind))
             elif isinstance(n, exp.Between):
                 kind = time_type(n.this)
                 for key in ("low", "high"):
                     v = n.args.get(key)
                     if kind and isinstance(v, exp.Literal) and v.is_string:
-                        n.set(key, date_literal(v, kind, self.dialect))
+                        n.set(key, self.dialect.date_literal(v, kind))
             elif isinstance(n, exp.In):
                 kind = time_type(n.this)
                 if kind:
-                    n.set("expressions", [date_literal(v, kind, self.dialect) if isinstance(v, exp.Literal) and v.is_string else v
+                    n.set("expressions", [self.dialect.date_literal(v, kind) if isinstance(v, exp.Literal) and v.is_string else v
                                           for v in n.expressions])
             return n
 

@@ -16,7 +16,7 @@ from sqlglot import exp
 
 from ..layer.model import Measure, Model
 from ..smq.resolve import DimRef
-from .dialects import to_date
+from ..dialects.base import Dialect
 
 
 def _qualified(node: exp.Expression, alias: str) -> exp.Expression:
@@ -39,11 +39,11 @@ def period_keys(measure: Measure, model: Model, keys: tuple[DimRef, ...], key_ex
 
 
 def window_columns(measure: Measure, model: Model, keys: tuple[DimRef, ...], key_exprs: list[exp.Expression],
-                   alias: str, dialect: str) -> list[exp.Expr]:
+                   alias: str, dialect: Dialect) -> list[exp.Expr]:
     """`__day` (the row's day) and `__window` (its window's first/last day) for the rows of a semi-additive measure."""
     spec = measure.non_additive
     assert spec is not None
-    day = to_date(_qualified(model.dimensions[spec.dimension].node, alias), dialect)
+    day = dialect.to_date(_qualified(model.dimensions[spec.dimension].node, alias))
     partition = period_keys(measure, model, keys, key_exprs)
     partition += [_qualified(model.dimensions[g].node, alias) for g in spec.window_groupings]
     pick = exp.Max if spec.window_choice == "max" else exp.Min

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ..smq.resolve import DimRef
-from .dialects import date_part, truncate
 
 if TYPE_CHECKING:
     from ..plan.nodes import QueryPlan
@@ -25,8 +24,8 @@ def spine_query(plan: QueryPlan, renderer: Renderer) -> exp.Select:
 
     def render_ref(ref: DimRef) -> exp.Expression:
         if ref.date_part:
-            return date_part(day.copy(), ref.date_part, renderer.dialect)
-        return truncate(day.copy(), ref.grain, renderer.dialect) if ref.grain else day.copy()
+            return renderer.dialect.date_part(day.copy(), ref.date_part)
+        return renderer.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
 
     keys = [render_ref(ref) for ref in plan.group_keys]
     query = exp.Select(expressions=[exp.alias_(k, ref.text, quoted=True) for k, ref in zip(keys, plan.group_keys)])

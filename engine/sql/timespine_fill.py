@@ -19,7 +19,6 @@ from ..layer.model import Metric, SemanticLayer
 from ..plan.nodes import QueryPlan
 from ..smq.filters import Filter
 from ..smq.resolve import DimRef
-from .dialects import date_part, truncate
 from .render import Renderer
 
 
@@ -140,7 +139,7 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     assert spine is not None
     time_name = names[position]
     day = _col(spine.column, "spine")
-    period = truncate(day, grain, dialect)
+    period = dialect.truncate(day, grain)
 
     bounds = [renderer.filter_expr(f, renderer.on_spine(day)) for f in _spine_filters(plan, plan.group_keys[position])]
     # one column per key the spine gives ("period" the time key's), joined on all: a day the spine adds has
@@ -152,8 +151,8 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
         if i == position:
             return period
         if ref.date_part:
-            return date_part(day.copy(), ref.date_part, dialect)
-        return truncate(day.copy(), ref.grain or "day", dialect)
+            return dialect.date_part(day.copy(), ref.date_part)
+        return dialect.truncate(day.copy(), ref.grain or "day")
 
     periods = exp.Select(expressions=[exp.alias_(value(i), c, quoted=True) for i, c in columns.items()])
     periods = periods.from_(_aliased(spine.table_node, "spine"))

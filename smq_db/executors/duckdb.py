@@ -14,9 +14,13 @@ from pathlib import Path
 
 import duckdb
 
+from collections.abc import Mapping
+from typing import Any
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import file_path
 
 LOCKED_CONFIG = {
     "enable_external_access": False,  # no read_csv/ATTACH/COPY of other files, no httpfs
@@ -65,3 +69,8 @@ class DuckDBExecutor:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    return DuckDBExecutor(file_path(settings, "path", base_dir), dialect=dialect)

@@ -12,10 +12,14 @@ import sqlite3
 import time
 from pathlib import Path
 
+from collections.abc import Mapping
+from typing import Any
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, description_types, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import file_path, integer
 
 _PROGRESS_STEPS = 1_000  # VM instructions between deadline checks: ~microseconds
 
@@ -80,3 +84,8 @@ class SqliteExecutor:
 
 def _decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    return SqliteExecutor(file_path(settings, "path", base_dir), dialect=dialect, pool_size=integer(settings, "pool_size", 4))
