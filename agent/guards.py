@@ -15,7 +15,7 @@ from typing import Iterable
 from sqlglot import exp
 
 from engine.errors import EngineError
-from engine.readpolicy import (
+from engine.access.readpolicy import (
     CATALOG_REFUSED, NOT_A_TABLE, RAW_SQL_REFUSED, TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER, ReadPolicy, TableKey, bare_sql, cte_names,
     is_catalog, is_cte_reference, table_key,
 )
@@ -53,7 +53,7 @@ class RunGuards:
     seen: dict[TableKey, str] = field(default_factory=dict)
     smq_calls: int = 0
     failed_executes: int = 0
-    policy: ReadPolicy | None = None  # the layer's read policy (engine.readpolicy); built from the names when absent
+    policy: ReadPolicy | None = None  # the layer's read policy (engine.access.readpolicy); built from the names when absent
 
     def __post_init__(self) -> None:
         if self.policy is None:

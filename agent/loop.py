@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from engine import Layer
 from smq_db.executors import Executor
-from engine.readpolicy import policy_for
+from engine.access.readpolicy import policy_for
 
 import sqlglot
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from engine.errors import EngineError, Location, QueryError, nearest
-from engine.smq.filter_schema import FILTER
+from engine.resolve.filter_schema import FILTER
 from smq_db.executors import BackendUnavailable
 
 from .prompts import tool_descriptions

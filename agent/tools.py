@@ -15,8 +15,8 @@ import logging
 from typing import Any, Sequence
 
 from engine import Layer
-from engine.access import apply_role_to_sql
-from engine.readpolicy import policy_for
+from engine.access.roles import apply_role_to_sql
+from engine.access.readpolicy import policy_for
 from engine.errors import EngineError, InternalError, QueryError
 from engine.paging import paginate
 from smq_db.executors import BackendUnavailable, Executor, QueryResult, ReadOnlyViolation

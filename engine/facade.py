@@ -11,20 +11,21 @@ from typing import Any, Iterator
 
 from sqlglot import exp
 
-from .access import restricted_sources
+from .access.roles import restricted_sources
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
+from .resolve.layer_checks import check_layer_filters
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
 from .plan.planner import Planner
-from .smq.mf_names import MFNames
-from .smq.query import SMQ, parse_smq
-from .smq.resolve import Resolver
-from .sql.compose import compose
+from .resolve.mf_names import MFNames
+from .resolve.query import SMQ, parse_smq
+from .resolve.names import Resolver
+from .render.compose import compose
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
-from .sql.render import Renderer
+from .render.render import Renderer
 
 DEFAULT_MODELS_DIR = "semantic_models"
 
@@ -226,7 +227,7 @@ def load_layer(directory: str | Path) -> Layer:
     enabled = gc.isenabled()
     gc.disable()  # see build_layer: bulk creation of long-lived objects
     try:
-        return Layer(build_layer(Path(directory)))
+        return Layer(build_layer(Path(directory), (check_layer_filters,)))
     finally:
         if enabled:
             gc.enable()

@@ -19,8 +19,8 @@ from sqlglot.errors import SqlglotError
 
 from engine.dialects import dialect as dialect_of, find as find_engine
 from engine.layer.model import Metric
-from engine.smq.query import parse_smq
-from engine.smq.resolve import DimRef, MeasureRef, Resolver
+from engine.resolve.query import parse_smq
+from engine.resolve.names import DimRef, MeasureRef, Resolver
 from engine import Layer
 from engine.lru import LruCache
 

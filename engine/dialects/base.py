@@ -11,7 +11,6 @@ differently. Everything returns sqlglot expressions; nothing here glues SQL text
 from __future__ import annotations
 
 from collections.abc import Mapping
-from fractions import Fraction
 from typing import TYPE_CHECKING, ClassVar
 
 from sqlglot import exp

@@ -20,8 +20,8 @@ from sqlglot import exp
 from ..errors import InternalError, Location, QueryError
 from ..layer.joins import Path, path_text
 from ..layer.model import Metric
-from ..smq.filters import Filter, parse_filter
-from ..smq.resolve import DimRef, MeasureRef
+from ..resolve.filters import Filter, parse_filter
+from ..resolve.names import DimRef, MeasureRef
 from ..dialects.base import float_division
 from .nodes import Aggregate, FactGroup
 from .offsets import offset_key

@@ -14,8 +14,8 @@ from sqlglot import exp
 from ..layer.inputs import Offset
 from ..layer.joins import Path
 from ..layer.model import Measure, Metric
-from ..smq.filters import Filter
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter
+from ..resolve.names import DimRef
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.model import GRAINS, Metric, MetricInput, Offset, SemanticLayer
 
 if TYPE_CHECKING:
-    from ..smq.resolve import MeasureRef
+    from ..resolve.names import MeasureRef
     from .nodes import FactGroup
     from .planner import Inherited, Planner
 

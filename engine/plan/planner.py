@@ -14,10 +14,10 @@ from sqlglot import exp
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
 from ..layer.model import GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
-from ..smq.filters import Filter, parse_filter, substitute, wrap
-from ..smq.metric_filters import MetricFilterRef
-from ..smq.query import SMQ
-from ..smq.resolve import DimRef, MeasureRef, Resolver
+from ..resolve.filters import Filter, parse_filter, substitute, wrap
+from ..resolve.metric_filters import MetricFilterRef
+from ..resolve.query import SMQ
+from ..resolve.names import DimRef, MeasureRef, Resolver
 from ..dialects.base import float_division
 from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
 from .conversion import ConversionEvents, conversion_template, with_conversion

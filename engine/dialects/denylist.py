@@ -142,3 +142,16 @@ def denied_function_reason(name: str) -> str | None:
         if lowered.startswith(prefix):
             return reason
     return None
+
+
+def _engine_denied(dialect: str | None) -> dict[str, str]:
+    """What one engine refuses besides the common list (engine/dialects/<engine>.py `denied_functions`)."""
+    from . import dialect as dialect_of, find
+
+    return dict(dialect_of(dialect).denied_functions) if dialect and find(dialect) is not None else {}
+
+
+def why_not_allowable(name: str, dialect: str | None = None) -> str | None:
+    """Why an admin may not add `name` to a layer's allow-list (a known dangerous function), else None."""
+    reason = denied_function_reason(name) or (_engine_denied(dialect).get(name.lower()))
+    return f"function {name.lower()} cannot be allowed ({reason})" if reason else None

@@ -23,15 +23,15 @@ from typing import Any
 
 from sqlglot import exp
 
-from .dialects import dialect as dialect_of, find as find_engine
-from .errors import QueryError, nearest
-from .layer.exprs import columns_read, parse_expression
-from .layer.joins import JoinGraph, Path
-from .layer.secrets import secret_columns
-from .layer.model import Role, SemanticLayer
-from .smq.filters import parse_filter, substitute, wrap
-from .smq.resolve import DimRef, Resolver
-from .sql.render import qualify
+from ..dialects import dialect as dialect_of, find as find_engine
+from ..errors import QueryError, nearest
+from ..layer.exprs import columns_read, parse_expression
+from ..layer.joins import JoinGraph, Path
+from .lineage import secret_columns
+from ..layer.model import Role, SemanticLayer
+from ..resolve.filters import parse_filter, substitute, wrap
+from ..resolve.names import DimRef, Resolver
+from ..layer.exprs import qualify
 
 
 @dataclass(frozen=True)

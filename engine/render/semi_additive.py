@@ -15,7 +15,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..layer.model import Measure, Model
-from ..smq.resolve import DimRef
+from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 
 

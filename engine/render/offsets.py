@@ -19,8 +19,8 @@ from ..layer.inputs import Offset
 from ..layer.model import GRAINS, Dimension
 from ..plan.nodes import FactGroup
 from ..plan.offsets import offset_join_grain
-from ..smq.filters import Filter
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter
+from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 from .render import JoinTree, Renderer, aliased, col, ident, qualify
 

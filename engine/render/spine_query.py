@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from ..smq.resolve import DimRef
+from ..resolve.names import DimRef
 
 if TYPE_CHECKING:
     from ..plan.nodes import QueryPlan

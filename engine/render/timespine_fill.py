@@ -17,8 +17,8 @@ from sqlglot import exp
 
 from ..layer.model import Metric, SemanticLayer
 from ..plan.nodes import QueryPlan
-from ..smq.filters import Filter
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter
+from ..resolve.names import DimRef
 from .render import Renderer
 
 

@@ -12,8 +12,8 @@ import weakref
 from collections.abc import Mapping
 
 from ..lru import LruCache
-from .exprs import columns_read, parse_expression
-from .model import SemanticLayer
+from ..layer.exprs import columns_read, parse_expression
+from ..layer.model import SemanticLayer
 
 # (id of the layer, hidden names) -> (the layer, weakly, and its secret columns): an id is reused only once its layer is gone
 _SECRETS: LruCache[tuple[int, frozenset[str]], tuple[weakref.ref, Mapping[str, frozenset[str]]]] = LruCache(256)

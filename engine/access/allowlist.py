@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 
 from sqlglot import exp
 
-from .denylist import denied_function_reason
-from .dialects import dialect as dialect_of, find as find_engine
-from .dialects.base import Dialect
+from ..dialects.denylist import denied_function_reason
+from ..dialects import dialect as dialect_of, find as find_engine
+from ..dialects.base import Dialect
 
 
 def _names(text: str) -> frozenset[str]:
@@ -146,9 +146,3 @@ def is_allowed(names: Iterable[str], allowed: frozenset[str]) -> bool:
     """Allowed when one of the call's names is listed and none is known to be dangerous."""
     names = list(names)
     return any(n in allowed for n in names) and not any(denied_function_reason(n) for n in names)
-
-
-def why_not_allowable(name: str, dialect: str | None = None) -> str | None:
-    """Why an admin may not add `name` to a layer's allow-list (a known dangerous function), else None."""
-    reason = denied_function_reason(name) or _denied(dialect).get(name.lower())
-    return f"function {name.lower()} cannot be allowed ({reason})" if reason else None

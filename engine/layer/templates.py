@@ -93,3 +93,17 @@ def translate(sql: str, rename: Callable[[Reference], str]) -> str:
 
 def references(sql: str) -> list[Reference]:
     return [parse_reference(m.group(1)) for m in TEMPLATE.finditer(sql)]
+
+
+def template_name(ref: Reference) -> str:
+    if ref.kind == "Metric":  # a metric grouped by entities: the native METRIC(metric, entity, ...) (metric_filters.py)
+        if not ref.group_by:
+            raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} needs group_by=[...]: the entities the metric is grouped by "
+                                "and joined on (without it, filter on the metric itself)")
+        return f"METRIC({', '.join((ref.name, *ref.group_by))})"
+    name = "__".join([*ref.entity_path, ref.name])
+    if ref.grain:
+        name += f"__{ref.grain}"
+    if ref.date_part:
+        name += f"__extract_{ref.date_part}"
+    return name

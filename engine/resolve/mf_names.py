@@ -17,12 +17,12 @@ from ..dialects import DEFAULT_ENGINE
 from ..errors import Location, QueryError, nearest
 from ..layer.exprs import columns_read, parse_expression
 from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
-from ..layer.secrets import secret_columns
-from .templates import Reference, TemplateError, translate
+from ..access.lineage import secret_columns
+from ..layer.templates import TemplateError, template_name, translate
 
 if TYPE_CHECKING:
     from ..layer.joins import JoinGraph
-    from .resolve import DimRef
+    from .names import DimRef
 
 EXTRACT = "extract_"
 
@@ -56,20 +56,6 @@ def expand_templates(text: str, field: str) -> str:
         return translate(text, template_name)
     except TemplateError as err:
         raise QueryError(f"filter '{text}': {err}", code="invalid_filter", location=Location(field=field)) from None
-
-
-def template_name(ref: Reference) -> str:
-    if ref.kind == "Metric":  # a metric grouped by entities: the native METRIC(metric, entity, ...) (metric_filters.py)
-        if not ref.group_by:
-            raise TemplateError(f"{{{{ Metric('{ref.name}') }}}} needs group_by=[...]: the entities the metric is grouped by "
-                                "and joined on (without it, filter on the metric itself)")
-        return f"METRIC({', '.join((ref.name, *ref.group_by))})"
-    name = "__".join([*ref.entity_path, ref.name])
-    if ref.grain:
-        name += f"__{ref.grain}"
-    if ref.date_part:
-        name += f"__{EXTRACT}{ref.date_part}"
-    return name
 
 
 class MFNames:
@@ -149,7 +135,7 @@ class MFNames:
 
     # -- resolving (once per query) --------------------------------------------------------
     def resolve(self, text: str, field: str) -> DimRef:
-        from .resolve import DimRef
+        from .names import DimRef
 
         segments, grain, part = split_suffix(text.split("__"), text, field)
         if segments[0] == TIME_AXIS:
@@ -189,7 +175,7 @@ class MFNames:
         """`bookings_source__listing` (an entity's key) read from another model that declares the same entity: that
         model's own key, as MetricFlow groups each input of a metric by its own model's entity (not through a join
         between two fact models, which would be ambiguous or fan out)."""
-        from .resolve import DimRef
+        from .names import DimRef
 
         name = ref.dimension.name
         if ref.keys or ref.route is not None or start == ref.model or name not in self.layer.models[ref.model].entities:
@@ -201,7 +187,7 @@ class MFNames:
 
     def bind(self, ref: DimRef, start: str, graph: JoinGraph, field: str) -> DimRef:
         """The reference as walked from `start` (the measure's model): its dimension and edge keys."""
-        from .resolve import DimRef
+        from .names import DimRef
 
         assert ref.entity_path is not None
         element = ref.dimension.name

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, cast
 from sqlglot import exp
 
 from ..layer.model import GRAINS
-from ..smq.filters import Filter
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter
+from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, aliased, col, ident, qualify

@@ -17,8 +17,8 @@ from ..errors import QueryError, Location
 from ..layer.exprs import parse_expression
 from ..layer.model import GRAINS, Dimension, Measure, Model
 from ..plan.nodes import FactGroup
-from ..smq.filters import Filter, MetricFilterRef
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter, MetricFilterRef
+from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
 from .offsets import _one_day_per_period, join_grain, read_period

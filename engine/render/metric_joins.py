@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from sqlglot import exp
 
-from ..smq.filters import Filter
-from ..smq.metric_filters import MetricFilterRef
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter
+from ..resolve.metric_filters import MetricFilterRef
+from ..resolve.names import DimRef
 
 if TYPE_CHECKING:
     from .render import Renderer

@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Callable, cast
 
 from sqlglot import exp
 
+from ..layer.exprs import qualify
 from ..layer.joins import Path
 from ..layer.model import Measure, Model, SemanticLayer
-from ..smq.filters import Filter, interval_parts, substitute, wrap
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter, interval_parts, substitute, wrap
+from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 from .percentile import PERCENTILE_AGGS, percentile_aggregate
 from .semi_additive import on_window, window_columns
@@ -43,17 +44,6 @@ def aliased(source: exp.Expression, alias: str) -> exp.Expression:
     node = source.copy()
     node.set("alias", exp.TableAlias(this=ident(alias)))
     return node
-
-
-def qualify(node: exp.Expression, alias: str) -> exp.Expression:
-    """A copy of a model-level expression with its columns bound to the model's alias."""
-    out = node.copy()
-    columns = [out] if isinstance(out, exp.Column) else list(out.find_all(exp.Column))
-    for c in columns:
-        c.set("table", ident(alias))
-        c.set("db", None)
-        c.set("catalog", None)
-    return out
 
 
 def _safe_alias(text: str) -> str:

@@ -19,7 +19,7 @@ from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
 from .metric_filters import MetricFilterRef, extract
-from .resolve import DimRef, Element, Resolver
+from .names import DimRef, Element, Resolver
 from .structured import StructuredFilter, build
 
 # Only what every supported engine runs the same way once sqlglot has transpiled it: this list is

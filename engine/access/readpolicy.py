@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from .allowlist import allowed_functions, allowed_table_functions, function_names, is_allowed
-from .errors import Location, QueryError, nearest
-from .layer.model import SemanticLayer
+from ..errors import Location, QueryError, nearest
+from ..layer.model import SemanticLayer
 
 TableKey = tuple[str, ...]  # lower-cased name parts, outermost first: ("main", "orders")
 

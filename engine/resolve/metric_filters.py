@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from ..errors import Location, QueryError
 from ..layer.model import column_name
-from .resolve import DimRef, MeasureRef, Resolver
+from .names import DimRef, MeasureRef, Resolver
 from ..layer.model import Metric
 
 CALL = "METRIC"
