@@ -11,6 +11,7 @@ from typing import Any, Iterator
 
 from sqlglot import exp
 
+from .access.lineage import Visibility, visibility
 from .access.roles import restricted_sources
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
 from .layer.joins import JoinGraph
@@ -18,14 +19,14 @@ from .layer.load import build_layer, display_path
 from .resolve.layer_checks import check_layer_filters
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
-from .plan.planner import Planner
+from .plan.planner import plan_query
 from .resolve.mf_names import MFNames
 from .resolve.query import SMQ, parse_smq
 from .resolve.names import Resolver
-from .render.compose import compose
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
-from .render.render import Renderer
+from .render.visitor import QueryRenderer
+from .resolve.query_resolver import QueryResolver
 
 DEFAULT_MODELS_DIR = "semantic_models"
 
@@ -66,6 +67,11 @@ class Layer:
     def version(self) -> str:
         return self.semantic.version
 
+    def visibility(self, role: str | None) -> Visibility:
+        """What a role may see: the element names it may not use (declared and by lineage), the entities whose key
+        reads a hidden value, the columns holding hidden values (engine/access/lineage.py)."""
+        return visibility(self.semantic, self.role(role))
+
     def role(self, name: str | None) -> Role | None:
         if name is None:
             return None
@@ -98,19 +104,13 @@ class Layer:
         return self._compile_tree(parse_smq(smq), self._dialect(dialect), role)
 
     def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None) -> exp.Query:
-        role_obj = self.role(role)
-        hidden = frozenset(role_obj.hidden) if role_obj else frozenset()
+        seen = self.visibility(role)
         try:
-            plan = Planner(self.semantic, self.graph, Resolver(self.semantic, hidden)).plan(spec)
+            names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
+            resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
             sources = self.restricted_sources(role, target.name)
-            renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
-            return target.finish(compose(plan, renderer))
-        except QueryError as err:
-            if err.code == "unsupported_aggregation" and err.location is not None and err.location.field:
-                at = self._query_field(spec, err.location.field)  # the measure as the query reaches it: metrics[i]
-                if at is not None:
-                    raise QueryError(err.message, code=err.code, location=Location(field=at), suggestions=err.suggestions) from None
-            raise
+            renderer = QueryRenderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
+            return target.finish(renderer.render(plan_query(resolved, self.semantic)))
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
@@ -129,19 +129,6 @@ class Layer:
                 self._sources[(role, target)] = cached
         return cached
 
-    def _query_field(self, spec: SMQ, measure: str) -> str | None:
-        """`metrics[i]`: the first of the query's metrics that reads `measure` (itself or through its inputs)."""
-        def reads(name: str, seen: set[str]) -> bool:
-            if name == measure:
-                return True
-            metric = self.semantic.metrics.get(name)
-            if metric is None or name in seen:
-                return False
-            seen.add(name)
-            return any(reads(n, seen) for n in (*metric.inputs(), *(i.name for i in metric.input_specs)))
-
-        return next((f"metrics[{i}]" for i, name in enumerate(spec.metrics) if reads(name, set())), None)
-
     def _dialect(self, dialect: str | None) -> Dialect:
         target = (dialect or self.dialect).lower()
         if target not in SUPPORTED_DIALECTS:
@@ -153,10 +140,10 @@ class Layer:
     # -- listings ------------------------------------------------------------------------------
     def elements(self, models: list[str] | None = None, role: str | None = None) -> dict[str, Any]:
         """getModelDataElements: dimensions, measures and metrics of the named models (all when empty)."""
-        role_obj = self.role(role)
-        hidden = set(role_obj.hidden) if role_obj else set()
+        seen = self.visibility(role)
+        hidden = seen.hidden
         names = list(models or self.models)
-        mf = MFNames(self.semantic, frozenset(hidden)) if any(m.entities or m.primary_entity for m in self.models.values()) else None
+        mf = MFNames(self.semantic, hidden, seen.hidden_entities) if any(m.entities or m.primary_entity for m in self.models.values()) else None
         out = []
         for i, name in enumerate(names):
             model = self.models.get(name)

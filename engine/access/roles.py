@@ -27,7 +27,7 @@ from ..dialects import dialect as dialect_of, find as find_engine
 from ..errors import QueryError, nearest
 from ..layer.exprs import columns_read, parse_expression
 from ..layer.joins import JoinGraph, Path
-from .lineage import secret_columns
+from .lineage import visibility
 from ..layer.model import Role, SemanticLayer
 from ..resolve.filters import parse_filter, substitute, wrap
 from ..resolve.names import DimRef, Resolver
@@ -100,11 +100,11 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
     if role is None or (not role.row_filters and not role.hidden):
         return {}
     filters = row_filters(layer, role)
-    secret = secret_columns(layer, set(role.hidden)) if raw else {}
+    seen = visibility(layer, role)
     out: dict[str, exp.Expression] = {}
     for name, model in layer.models.items():
         applicable = [(f, p) for f in filters for p in _n_to_one_paths(graph, name, f.model)]
-        columns = _visible_columns(layer, model.name, set(role.hidden), secret[model.name] if raw else None)
+        columns = _visible_columns(layer, model.name, seen.hidden, seen.secret.get(model.name, frozenset()) if raw else None)
         if not applicable and columns is None:
             continue
         projection = [exp.Column(this=exp.Star(), table=exp.to_identifier("__acl", quoted=True))] if columns is None else [
@@ -180,18 +180,18 @@ def key_nodes(layer: SemanticLayer, model_name: str) -> list[exp.Expression]:
     return nodes
 
 
-def _visible_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: frozenset[str] | None = None
+def _visible_columns(layer: SemanticLayer, model_name: str, hidden: frozenset[str], secret: frozenset[str] | None = None
                      ) -> list[exp.Identifier] | None:
     """The columns a model may expose when the role hides something of it (None: it may expose them all).
 
     Visible dimensions and measures expose what they read. Keys and entities (`key_nodes`) are exposed for the
-    compiler's joins; for raw SQL (`secret`: this model's `secret_columns`) only the keys that are not secret,
+    compiler's joins; for raw SQL (`secret`: this model's secret columns, engine/access/lineage.py) only the keys that are not secret,
     since a caller would read them."""
     model = layer.models[model_name]
     if not secret and not any(d.qualified_name in hidden for d in model.dimensions.values()):
         return None
     seen = columns_read([d.node for d in model.dimensions.values() if d.qualified_name not in hidden]
-                        + [m.node for m in model.measures.values() if m.node is not None])
+                        + [m.node for m in model.measures.values() if m.node is not None and m.qualified_name not in hidden])
     for name, ident in columns_read(key_nodes(layer, model_name)).items():
         if name not in (secret or ()):
             seen.setdefault(name, ident)
@@ -235,8 +235,8 @@ def apply_role_to_sql(tree: exp.Expression, layer: SemanticLayer, graph: JoinGra
                          f"{', '.join(derived)}; use an SMQ instead", code="raw_sql_refused")
     cte_names = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     _refuse_shadowing_ctes(cte_names, sources)
-    secret = secret_columns(layer, set(role.hidden))
-    hidden = {name: _hidden_columns(layer, name, set(role.hidden), secret[name]) for name in layer.models}
+    seen = visibility(layer, role)
+    hidden = {name: _hidden_columns(layer, name, seen.hidden, seen.secret.get(name, frozenset())) for name in layer.models}
     for table in list(tree.find_all(exp.Table)):
         key = _table_key(table)
         if len(key) == 1 and key[0] in cte_names:
@@ -291,7 +291,7 @@ def _refuse_shadowing_ctes(cte_names: set[str], sources: dict[str, exp.Expressio
                              code="raw_sql_refused")
 
 
-def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: set[str], secret: frozenset[str]) -> set[str]:
+def _hidden_columns(layer: SemanticLayer, model_name: str, hidden: frozenset[str], secret: frozenset[str]) -> set[str]:
     """Secret columns absent from the model's projection under the role (a visible dimension may still read one)."""
     visible = _visible_columns(layer, model_name, hidden, secret)
     if visible is None:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max", "percentile", "median")
+PERCENTILE_AGGS = ("percentile", "median")  # they do not re-aggregate; some engines have none (engine/dialects)
 METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
@@ -86,11 +87,24 @@ class Measure:
     percentile: float | None = None
     discrete: bool = False
     approximate: bool = False
-    non_additive: NonAdditive | None = None  # semi-additive (engine/sql/semi_additive.py)
+    non_additive: NonAdditive | None = None  # semi-additive (engine/render/semi_additive.py)
 
     @property
     def qualified_name(self) -> str:
         return qualified(self.model, self.name)
+
+    @property
+    def fraction(self) -> float:
+        """A percentile measure's percentile as a fraction (a median is 0.5)."""
+        return 0.5 if self.agg == "median" or self.percentile is None else self.percentile
+
+    @property
+    def percentile_kind(self) -> str:
+        """`exact continuous percentile 0.9`, `continuous median`: how messages name a percentile measure."""
+        if self.agg == "median":
+            return "continuous median"
+        words = ["approximate" if self.approximate else "exact", "discrete" if self.discrete else "continuous"]
+        return f"{' '.join(words)} percentile {self.fraction}"
 
 
 @dataclass(frozen=True, slots=True)

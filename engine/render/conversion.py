@@ -16,23 +16,24 @@ from sqlglot import exp
 from ..errors import QueryError, Location
 from ..layer.exprs import parse_expression
 from ..layer.model import GRAINS, Dimension, Measure, Model
-from ..plan.nodes import FactGroup
+from ..resolve.resolved import Aggregation
 from ..resolve.filters import Filter, MetricFilterRef
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
 from .offsets import _one_day_per_period, join_grain, read_period
-from .render import JoinTree, Renderer, aliased, col, ident, qualify
+from .render import conversions_of, JoinTree, Renderer, qualify
+from .sqltree import aliased, col, ident
 
 
 def _entity(model: Model, entity: str, alias: str, dialect: Dialect) -> exp.Expression:
     return qualify(parse_expression(model.entities[entity].expr, dialect.name), alias)
 
 
-def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
+def conversion_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
     """`<id>_base` (base events with their keys), `<id>_conversions` (conversion events), `<id>_attributed`
     (each conversion with its closest preceding base event) and `<id>` (the conversions per group)."""
-    metric = group.conversion
+    metric = conversions_of(group).metric
     assert metric is not None and metric.conversion is not None, "planned: a conversions group has its metric"
     params = metric.conversion
     layer, dialect = renderer.layer, renderer.dialect
@@ -41,7 +42,7 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
                          "repeat base events; this is not supported yet", code="fan_out_without_primary_key",
                          location=Location(field="group_by"))
     base_model = layer.models[group.model]
-    base_measure = group.aggregates[0].measure
+    base_measure = group.columns[0].measure
     conv_model_name, _, conv_name = params.conversion_measure.partition("__")
     conv_model = layer.models[conv_model_name]
     conv_measure = conv_model.measures[conv_name]
@@ -95,7 +96,7 @@ def conversion_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
                 *shifted_conversions(renderer, group, keys, where, attributed_name, base_time, shifted, conv_measure.agg)]
     key_cols = [col(f"g{i}") for i in range(len(keys))]
     counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_cols)],
-                                       exp.alias_(renderer.aggregate(conv_measure.agg, col("v")), group.aggregates[0].id, quoted=True)])
+                                       exp.alias_(renderer.aggregate(conv_measure.agg, col("v")), group.columns[0].id, quoted=True)])
                .from_(ident(attributed_name)).where(exp.EQ(this=col("rn"), expression=exp.Literal.number(1)), copy=False))
     if key_cols:
         counted = counted.group_by(*[k.copy() for k in key_cols], copy=False)
@@ -131,24 +132,24 @@ def _period(value: exp.Expression, grain: str, dialect: Dialect) -> exp.Expressi
     return dialect.to_date(value) if grain == "day" else dialect.truncate(value, grain)
 
 
-def _conversion_events(renderer: Renderer, group: FactGroup, model: Model, measure: Measure, time: Dimension,
+def _conversion_events(renderer: Renderer, group: Aggregation, model: Model, measure: Measure, time: Dimension,
                        grain: str) -> exp.Select:
     """One row per conversion event (a numbered id, the entity, its period, its value, its constant properties),
     restricted by the conversion_measure's filters (their dimensions joined many_to_one)."""
-    metric = group.conversion
+    metric = conversions_of(group).metric
     assert metric is not None and metric.conversion is not None
     params, dialect = metric.conversion, renderer.dialect
-    if group.conversion_filters:
-        tree = JoinTree(model, list(group.conversion_paths), renderer.layer, renderer.source_for)
+    if conversions_of(group).filters:
+        tree = JoinTree(model, list(conversions_of(group).paths), renderer.layer, renderer.source_for)
         alias = tree.root_alias
-        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.conversion_paths}
+        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in conversions_of(group).paths}
 
         @metric_aware
         def render_ref(ref: DimRef) -> exp.Expression:
             return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
-        rows = join_metric_filters(tree.select(), group.conversion_filters, render_ref, renderer)
-        rows = rows.where(*[renderer.filter_expr(f, render_ref) for f in group.conversion_filters], copy=False)
+        rows = join_metric_filters(tree.select(), conversions_of(group).filters, render_ref, renderer)
+        rows = rows.where(*[renderer.filter_expr(f, render_ref) for f in conversions_of(group).filters], copy=False)
     else:
         alias = "conversion_events"
         rows = exp.Select().from_(aliased(renderer.source_for(model), alias))
@@ -165,7 +166,7 @@ def _conversion_events(renderer: Renderer, group: FactGroup, model: Model, measu
     return rows.select(*projection, copy=False)
 
 
-def shifted_conversions(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...], attributed: str,
+def shifted_conversions(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...], attributed: str,
                         dim: Dimension, shifted: set[int], agg: str) -> list[tuple[str, exp.Select]]:
     """A conversion metric read at an offset: each attributed conversion counts at the spine period whose shifted day
     (or grain start) is its base event's day, as a simple metric's rows do (sql/offsets.py); the other keys are the
@@ -197,7 +198,7 @@ def shifted_conversions(renderer: Renderer, group: FactGroup, keys: tuple[DimRef
     conditions += _one_day_per_period(offset, keys, dim, grain, period, dialect)
     key_exprs = [on_axis(ref) if i in shifted else col(f"g{i}", "a") for i, ref in enumerate(keys)]
     counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
-                                       exp.alias_(renderer.aggregate(agg, col("v", "a")), group.aggregates[0].id, quoted=True)])
+                                       exp.alias_(renderer.aggregate(agg, col("v", "a")), group.columns[0].id, quoted=True)])
                .from_(exp.Table(this=ident(attributed), alias=exp.TableAlias(this=ident("a"))))
                .join(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                      on=exp.EQ(this=looked_up, expression=row_day), join_type="INNER", copy=False)

@@ -21,23 +21,24 @@ from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
-from .render import JoinTree, aliased, col, ident, qualify
+from .render import cumulative_metric, JoinTree, qualify
+from .sqltree import aliased, col, ident
 
 if TYPE_CHECKING:
-    from ..plan.nodes import FactGroup
+    from ..resolve.resolved import Aggregation
     from .render import Renderer
 
 _REAGGREGATE = ("sum", "count", "min", "max")
 CTEs = list[tuple[str, exp.Select]]
 
 
-def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
+def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
                     time_filters: tuple[Filter, ...], read: exp.Select | None = None) -> CTEs:
     """The CTEs of one cumulative group; the last is named after the group, with columns g<i> and the aggregates.
 
     `read` (a cumulative read at an offset under a time filter): the periods it looks up, computed instead of
     the periods the time filters pick (those pick the shifted periods reported, offsets.offset_cumulative)."""
-    metric = group.cumulative
+    metric = cumulative_metric(group)
     assert metric is not None, "only a cumulative group has cumulative CTEs"
     dialect = renderer.dialect
     model = renderer.layer.models[group.model]
@@ -70,8 +71,8 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
         projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
     projection.append(exp.alias_(day, "t", quoted=True))
     projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
-    projection += [exp.alias_(renderer.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True)
-                   for a in group.aggregates]
+    projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
+                   for a in group.columns]
     rows = query.select(*projection, copy=False)
     if group.dedupe:
         rows = rows.distinct(copy=False)
@@ -120,13 +121,13 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     ctes: CTEs = [(rows_name, rows), (periods_name, periods)]
     # Sums, counts, minima and maxima re-aggregate: fold the rows to one per day (and other key)
     # first, so each period joins a few hundred days instead of every row (40x on PostgreSQL).
-    per_day = all(a.measure.agg in _REAGGREGATE for a in group.aggregates)
+    per_day = all(a.measure.agg in _REAGGREGATE for a in group.columns)
     joined = rows_name
     if per_day:
         joined = f"{group.id}_days"
         day_keys = [col("t")] + [col(f"g{i}") for i, t in enumerate(is_time) if not t]
         inputs = [exp.alias_(renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True)
-                  for a in group.aggregates]
+                  for a in group.columns]
         ctes.append((joined, exp.Select(expressions=[*[k.copy() for k in day_keys], *inputs]).from_(ident(rows_name))
                      .group_by(*day_keys, copy=False)))
     join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
@@ -146,7 +147,7 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
         key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [period.copy()]
     values = [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")) if per_day
                          else renderer.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
-              for a in group.aggregates]
+              for a in group.columns]
     names = ([f"g{i}" for i, t in enumerate(is_time) if not t] + ["day"]) if daily else [f"g{i}" for i in range(len(keys))]
     running = (
         exp.Select(expressions=[*[exp.alias_(k, n, quoted=True) for k, n in zip(key_exprs, names)], *values])
@@ -160,10 +161,10 @@ def cumulative_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ..
     return [*ctes, (daily_name, running), (group.id, _per_period(group, keys, is_time, period_grain, daily_name, dialect))]
 
 
-def _per_period(group: FactGroup, keys: tuple[DimRef, ...], is_time: list[bool], period_grain: str, daily: str,
+def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool], period_grain: str, daily: str,
                 dialect: Dialect) -> exp.Select:
     """One row per period (and other key) from the daily running values: their mean, or the first/last day's."""
-    metric = group.cumulative
+    metric = cumulative_metric(group)
     assert metric is not None
     day = col("day", "d")
     period = dialect.truncate(day.copy(), period_grain)  # a coarser time key is its period's (as without the daily step)
@@ -174,16 +175,16 @@ def _per_period(group: FactGroup, keys: tuple[DimRef, ...], is_time: list[bool],
     if metric.period_agg == "average":
         return (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                         *[exp.alias_(exp.Avg(this=exp.Cast(this=col(a.id, "d"), to=exp.DataType.build("DOUBLE"))), a.id, quoted=True)
-                                          for a in group.aggregates]])  # in floating point: MySQL's AVG of integers keeps 4 decimals
+                                          for a in group.columns]])  # in floating point: MySQL's AVG of integers keeps 4 decimals
                 .from_(source).group_by(*[k.copy() for k in key_exprs], copy=False))
     # first / last: the value of the period's first / last day that has one (ROW_NUMBER: every engine has it)
     partition = [period.copy()] + [col(f"g{i}", "d") for i, t in enumerate(is_time) if not t]
     rank = exp.Window(this=exp.RowNumber(), partition_by=partition,
                       order=exp.Order(expressions=[exp.Ordered(this=day.copy(), desc=metric.period_agg != "first")]))
     ranked = exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
-                                     *[exp.alias_(col(a.id, "d"), a.id, quoted=True) for a in group.aggregates],
+                                     *[exp.alias_(col(a.id, "d"), a.id, quoted=True) for a in group.columns],
                                      exp.alias_(rank, "__rank", quoted=True)]).from_(source)
-    return (exp.Select(expressions=[*[col(f"g{i}", "ranked") for i in range(len(keys))], *[col(a.id, "ranked") for a in group.aggregates]])
+    return (exp.Select(expressions=[*[col(f"g{i}", "ranked") for i in range(len(keys))], *[col(a.id, "ranked") for a in group.columns]])
             .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("ranked"))))
             .where(exp.EQ(this=col("__rank", "ranked"), expression=exp.Literal.number(1)), copy=False))
 

@@ -17,12 +17,14 @@ from sqlglot import exp
 from ..errors import Location, QueryError
 from ..layer.inputs import Offset
 from ..layer.model import GRAINS, Dimension
-from ..plan.nodes import FactGroup
-from ..plan.offsets import offset_join_grain
+from ..resolve.resolved import Aggregation
+from ..resolve.offsets import offset_join_grain
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
-from .render import JoinTree, Renderer, aliased, col, ident, qualify
+from .cumulative import cumulative_ctes
+from .render import cumulative_metric, cumulative_of, JoinTree, Renderer, qualify
+from .sqltree import aliased, col, ident
 
 
 def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
@@ -42,13 +44,13 @@ def read_period(period: exp.Expression, offset: Offset, dialect: Dialect) -> exp
     return period
 
 
-def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
+def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> list[tuple[str, exp.Select]]:
     """`<id>_periods` (the spine at the join grain) and `<id>` (keys and aggregates, periods shifted)."""
     offset = group.offset
     layer, dialect = renderer.layer, renderer.dialect
     assert offset is not None and layer.time_spine is not None, "validated: an offset input needs a time spine"
     model = layer.models[group.model]
-    dim = model.time_dimension_of(group.aggregates[0].measure)
+    dim = model.time_dimension_of(group.columns[0].measure)
     assert dim is not None, "planned: an offset input's measure has a time dimension"
     grain = join_grain(offset, keys, dim)
     spine = layer.time_spine
@@ -88,15 +90,15 @@ def offset_ctes(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...], 
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
         projection.append(exp.alias_(period.copy(), "__period", quoted=True))
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(renderer.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True)
-                       for a in group.aggregates]
+        projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
+                       for a in group.columns]
         inner = query.select(*projection, copy=False).distinct(copy=False)
         query = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
         key_exprs = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
-        aggs = {a.id: renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.aggregates}
+        aggs = {a.id: renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.columns}
     else:
-        aggs = {a.id: renderer.aggregate(a.measure.agg, renderer.measure_input(a, tree.root_alias, render_ref)
-                                         if a.measure.node is not None or a.conditions else None) for a in group.aggregates}
+        aggs = {a.id: renderer.aggregate(a.measure.agg, renderer.measure_input(a, tree.root_alias)
+                                         if a.measure.node is not None else None) for a in group.columns}
     projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
     projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
     final = query.select(*projection, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False)
@@ -117,14 +119,14 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
 
 
 
-def offset_cumulative(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, ...]) -> list[tuple[str, exp.Select]]:
+def offset_cumulative(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]) -> list[tuple[str, exp.Select]]:
     """A cumulative metric read at an offset: its running values (the last CTE) looked up at the shifted period,
     for each period of the spine (an inner join, as for any offset input). The query groups its time dimension
     at one grain: by day, or (offset_window) by the window's own unit, where periods map one to one; a date part
     of it is the reported period's. A filter on the time dimension picks the periods reported, as MetricFlow
     filters the final periods: the values looked up are the running values, whatever the filter (computed
     only for the periods looked up)."""
-    offset, metric = group.offset, group.cumulative
+    offset, metric = group.offset, cumulative_metric(group)
     assert offset is not None and metric is not None and renderer.layer.time_spine is not None
     dialect = renderer.dialect
     time_keys = [i for i, ref in enumerate(keys) if ref.dimension.qualified_name == metric.time_dimension]
@@ -141,19 +143,19 @@ def offset_cumulative(renderer: Renderer, group: FactGroup, keys: tuple[DimRef, 
     periods_name = f"{group.id}_shifted_periods"
     periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(day.copy(), grain), "period", quoted=True)])
                .from_(aliased(spine.table_node, "spine")).distinct(copy=False))
-    if group.time_filters:
-        periods = periods.where(*[renderer.filter_expr(f, renderer.on_spine(day)) for f in group.time_filters], copy=False)
+    if cumulative_of(group).time_filters:
+        periods = periods.where(*[renderer.filter_expr(f, renderer.on_spine(day)) for f in cumulative_of(group).time_filters], copy=False)
     period = col("period", "p")
     looked_up = (dialect.shift(period.copy(), -offset.window.count, offset.window.unit) if offset.window is not None
                  else dialect.truncate(period.copy(), str(offset.to_grain)))
     read = (exp.Select(expressions=[looked_up.copy()]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
-            if group.time_filters else None)
-    ctes = renderer.cumulative_ctes(group, keys, group.where, group.time_filters, read)
+            if cumulative_of(group).time_filters else None)
+    ctes = cumulative_ctes(renderer, group, keys, group.where, cumulative_of(group).time_filters, read)
     join_key = next(i for i in time_keys if not keys[i].date_part)
     key_exprs = [col(f"g{i}", "c") if i not in time_keys else dialect.date_part(period.copy(), str(keys[i].date_part))
                  if keys[i].date_part else period.copy() for i in range(len(keys))]
     final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
-                                     *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.aggregates]])
+                                     *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.columns]])
              .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
              .join(exp.Table(this=ident(unshifted), alias=exp.TableAlias(this=ident("c"))),
                    on=exp.EQ(this=col(f"g{join_key}", "c"), expression=looked_up), join_type="INNER", copy=False))

@@ -1,4 +1,4 @@
-"""QueryPlan -> one sqlglot SELECT.
+"""One aggregation -> its SELECT, and the expressions every render module shares.
 
 Shapes, from simplest to most general:
 - one aggregation: a single SELECT ... GROUP BY ... HAVING ... ORDER BY ... LIMIT;
@@ -11,39 +11,41 @@ Shapes, from simplest to most general:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, cast
+from typing import Callable, cast
 
 from sqlglot import exp
 
 from ..layer.exprs import qualify
+from .sqltree import aliased, col, ident
 from ..layer.joins import Path
-from ..layer.model import Measure, Model, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, Measure, Metric, Model, SemanticLayer
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
-from .percentile import PERCENTILE_AGGS, percentile_aggregate
+from .percentile import percentile_aggregate
 from .semi_additive import on_window, window_columns
 from .metric_joins import join_metric_filters, metric_aware
 
-if TYPE_CHECKING:
-    from ..plan.nodes import Aggregate, FactGroup
+from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
 
 
-def ident(name: str) -> exp.Identifier:
-    return exp.to_identifier(name, quoted=True)
+def cumulative_of(group: Aggregation) -> CumulativeRead:
+    """How a cumulative aggregation reads its rows (its window's metric and period filters)."""
+    assert isinstance(group.reads, CumulativeRead), "planned: a cumulative leaf reads a cumulative aggregation"
+    return group.reads
 
 
-def col(name: str, table: str | None = None) -> exp.Column:
-    return exp.Column(this=ident(name), table=ident(table) if table else None)
+def cumulative_metric(group: Aggregation) -> Metric:
+    return cumulative_of(group).metric
 
 
-def aliased(source: exp.Expression, alias: str) -> exp.Expression:
-    node = source.copy()
-    node.set("alias", exp.TableAlias(this=ident(alias)))
-    return node
+def conversions_of(group: Aggregation) -> ConversionsRead:
+    """How a conversion metric's aggregation reads its conversion events."""
+    assert isinstance(group.reads, ConversionsRead), "planned: a conversion leaf reads a conversions aggregation"
+    return group.reads
 
 
 def _safe_alias(text: str) -> str:
@@ -165,15 +167,10 @@ class Renderer:
 
         return node.copy().transform(fix, copy=False)
 
-    def measure_input(self, agg: Aggregate, alias: str, render_ref: Callable[[DimRef], exp.Expression] | None = None) -> exp.Expression:
-        """The row-level value an aggregate reads; NULL where its metric's own filters do not hold."""
-        measure = agg.measure
-        value = qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
-        if not agg.conditions:
-            return value
-        render = cast(Callable[[DimRef], exp.Expression], render_ref)  # conditions name dimensions: callers pass it
-        condition = exp.and_(*[self.filter_expr(f, render) for f in agg.conditions])
-        return exp.Case(ifs=[exp.If(this=condition, true=value)])
+    def measure_input(self, column: MeasureColumn, alias: str) -> exp.Expression:
+        """The row-level value a measure aggregates (1 for a COUNT(*) measure)."""
+        measure = column.measure
+        return qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
 
     def measure_aggregate(self, measure: Measure, value: exp.Expression | None) -> exp.Expression:
         """The measure's aggregate of its input; percentiles are per dialect (percentile.py)."""
@@ -191,7 +188,7 @@ class Renderer:
         return cast(exp.Expression, func(this=value))
 
     # -- one aggregation -------------------------------------------------------------------
-    def group_parts(self, group: FactGroup, keys: tuple[DimRef, ...],
+    def group_parts(self, group: Aggregation, keys: tuple[DimRef, ...],
                     where: tuple[Filter, ...]) -> tuple[exp.Select, list[exp.Expression], dict[str, exp.Expression]]:
         """(FROM/WHERE select without projection, key expressions, aggregate expressions)."""
         model = self.layer.models[group.model]
@@ -207,17 +204,17 @@ class Renderer:
         if conditions:
             query = query.where(*conditions, copy=False)
         key_exprs = [render_ref(ref) for ref in keys]
-        semi = next((a.measure for a in group.aggregates if a.measure.non_additive), None)  # alone in its group
+        semi = next((a.measure for a in group.columns if a.measure.non_additive), None)  # alone in its group
         if not group.dedupe and semi is None:
-            inputs = {a.id: (self.measure_input(a, tree.root_alias, render_ref) if a.measure.node is not None or a.conditions else None)
-                      for a in group.aggregates}
-            aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.aggregates}
+            inputs = {a.id: (self.measure_input(a, tree.root_alias) if a.measure.node is not None else None)
+                      for a in group.columns}
+            aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.columns}
             return query, key_exprs, aggs
         # fan-out: one row per (primary key, group) before aggregating; semi-additive: only the window's rows count
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)] \
             if group.dedupe else []
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(self.measure_input(a, tree.root_alias, render_ref), f"i{a.id[1:]}", quoted=True) for a in group.aggregates]
+        projection += [exp.alias_(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.columns]
         if semi is not None:
             projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
         inner = query.select(*projection, copy=False)
@@ -228,10 +225,10 @@ class Renderer:
         if semi is not None:
             outer = outer.where(on_window(name), copy=False)
         keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]
-        aggs = {a.id: self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", name)) for a in group.aggregates}
+        aggs = {a.id: self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", name)) for a in group.columns}
         return outer, keys_out, aggs
 
-    def group_cte(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
+    def group_cte(self, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
         query, key_exprs, aggs = self.group_parts(group, keys, where)
         projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
         projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
@@ -239,10 +236,3 @@ class Renderer:
         if key_exprs:
             query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
         return query
-
-    # -- cumulative ------------------------------------------------------------------------
-    def cumulative_ctes(self, group: FactGroup, keys: tuple[DimRef, ...], where: tuple[Filter, ...],
-                        time_filters: tuple[Filter, ...], read: exp.Select | None = None) -> list[tuple[str, exp.Select]]:
-        from .cumulative import cumulative_ctes  # it builds on this module's JoinTree
-
-        return cumulative_ctes(self, group, keys, where, time_filters, read)

@@ -7,7 +7,7 @@ non-additive dimension itself, at the grain asked); without one, the whole time 
 keys (a country, a category) do not choose the day: the balance on an account's last day is then
 split by them. The day is picked with a window function over the rows (`MAX(day) OVER (PARTITION BY
 period, groupings)`, every engine here has them) and the rows off it are dropped one level up, so a
-semi-additive measure is aggregated on its own (the planner gives it its own aggregation).
+semi-additive measure is aggregated on its own (the query resolver gives it its own aggregation).
 """
 
 from __future__ import annotations

@@ -9,17 +9,16 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ..resolve.names import DimRef
+from .sqltree import aliased, col
 
 if TYPE_CHECKING:
-    from ..plan.nodes import QueryPlan
+    from ..plan.nodes import SpinePeriods
     from .render import Renderer
 
 
-def spine_query(plan: QueryPlan, renderer: Renderer) -> exp.Select:
-    from .render import aliased, col
-
+def spine_query(plan: SpinePeriods, renderer: Renderer) -> exp.Select:
     spine = renderer.layer.time_spine
-    assert spine is not None, "the planner refuses metric_time without metrics when there is no time spine"
+    assert spine is not None, "resolved: metric_time without metrics is refused when there is no time spine"
     day = col(spine.column, "spine")
 
     def render_ref(ref: DimRef) -> exp.Expression:

@@ -7,7 +7,7 @@ day too; the other group keys of a period without rows are NULL. The query's fil
 restrict the spine too; without one, the whole spine is listed. Its metric filters hold after the join,
 on the filled values.
 fill_nulls_with: the metric's NULLs (no rows in its group, a period added from the spine) become the
-given number; the planner writes it into the metric's expression (so a ratio or derived metric reads
+given number; the query resolver writes it into the metric's expression (so a ratio or derived metric reads
 the filled value too) and the spine join fills the periods it adds for the metrics the query names.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..layer.model import Metric, SemanticLayer
-from ..plan.nodes import QueryPlan
+from ..plan.nodes import SpineFill
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from .render import Renderer
@@ -35,37 +35,12 @@ def _metric(layer: SemanticLayer, name: str) -> Metric | None:
     return metric if metric is not None and metric.type == "simple" else None
 
 
-def _joins_spine(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> bool:
-    """Does this metric, or an input of a ratio or derived metric at any depth, ask for join_to_timespine?"""
-    metric = layer.metrics.get(name)
-    if metric is None or name in seen:
-        return False
-    if metric.type == "simple":
-        return metric.join_to_timespine
-    if metric.type not in ("ratio", "derived"):
-        return False
-    return any(_joins_spine(layer, n, seen | {name}) for n in metric.inputs())
-
-
 def _over_empty_inputs(template: exp.Expression) -> exp.Expression:
     """An output's template with every aggregate column NULL: its value in a period without rows."""
     return template.copy().transform(lambda n: exp.Null() if isinstance(n, exp.Column) and not n.table else n, copy=False)
 
 
-def _time_key(plan: QueryPlan) -> tuple[int, str] | None:
-    """The first group key that is a period: (its position, its grain)."""
-    for i, ref in enumerate(plan.group_keys):
-        dim = ref.dimension if isinstance(ref, DimRef) else None
-        if ref.date_part:
-            continue
-        if ref.axis and ref.grain:
-            return i, ref.grain
-        if dim is not None and dim.is_time and (ref.grain or dim.type == "date"):
-            return i, ref.grain or "day"
-    return None
-
-
-def _from_spine(plan: QueryPlan, position: int) -> list[int]:
+def _from_spine(plan: SpineFill, position: int) -> list[int]:
     """The group keys the spine day gives: the time key and the other grains and date parts of its axis
     (metric_time, or the same time dimension), as MetricFlow reads every one of them from the spine."""
     key = plan.group_keys[position]
@@ -79,19 +54,12 @@ def _from_spine(plan: QueryPlan, position: int) -> list[int]:
             if i == position or (same(ref) and (ref.grain or ref.date_part or ref.dimension.type == "date"))]
 
 
-def _spine_filters(plan: QueryPlan, key: DimRef) -> list[Filter]:
+def _spine_filters(plan: SpineFill, key: DimRef) -> list[Filter]:
     """The query's row filters that name only the time key's dimension (metric_time for metric_time)."""
     def same(ref: DimRef) -> bool:
         return ref.axis if key.axis else (not ref.axis and ref.dimension.qualified_name == key.dimension.qualified_name)
 
     return [f for f in plan.where if f.dimension_refs() and all(same(r) for r in f.dimension_refs())]
-
-
-def spine_key(plan: QueryPlan, layer: SemanticLayer) -> tuple[int, str] | None:
-    """The group key the spine is joined on (its position, its grain), or None: no spine join."""
-    if layer.time_spine is None or not any(_joins_spine(layer, o.name) for o in plan.outputs):
-        return None
-    return _time_key(plan)
 
 
 def having_column(i: int) -> str:
@@ -100,10 +68,10 @@ def having_column(i: int) -> str:
     return f"_having{i}"
 
 
-def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -> exp.Query:
+def fill_from_timespine(query: exp.Query, plan: SpineFill, renderer: Renderer) -> exp.Query:
     """The query with spine periods added and NULLs filled for the metrics that ask for it (else unchanged).
 
-    With a spine join the query's metric filters (its HAVING) are columns of the result (compose) and hold
+    With a spine join the query's metric filters (its HAVING) are columns of the result (visitor.py's Project) and hold
     here, on the filled value of every period: MetricFlow applies them to the joined and filled output, so
     a period the spine adds is listed only when its fill passes them."""
     layer, dialect = renderer.layer, renderer.dialect
@@ -113,9 +81,6 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     computed = {o.name: _over_empty_inputs(o.template) for o in plan.outputs
                 if (m := layer.metrics.get(o.name)) is not None and m.type in ("ratio", "derived")}
     fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
-    key = spine_key(plan, layer)
-    if key is None:  # the fill of a group without rows is in the metric's own expression (planner.expand)
-        return query
 
     def added(table: str, value: exp.Expression, otherwise: exp.Expression) -> exp.Expression:
         """`value` in a period the spine adds (the result has no row for it), else `otherwise`."""
@@ -134,7 +99,7 @@ def fill_from_timespine(query: exp.Query, plan: QueryPlan, renderer: Renderer) -
     with_ = query.args.get("with_")
     ctes = list(with_.expressions) if with_ is not None else []
     query.set("with_", None)
-    position, grain = key
+    position, grain = plan.position, plan.grain
     spine = layer.time_spine
     assert spine is not None
     time_name = names[position]

@@ -18,6 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
+from .literals import type_literals
 from .metric_filters import MetricFilterRef, extract
 from .names import DimRef, Element, Resolver
 from .structured import StructuredFilter, build
@@ -181,6 +182,7 @@ def checked_filter(node: exp.Expression, text: str, field: str, resolver: Resolv
         raise QueryError(f"filter '{text}' mixes dimensions and measures/metrics; split it into separate filters",
                          code="invalid_filter", location=Location(field=field))
     kind = "having" if refs and not dims else "where"
+    node = type_literals(node, refs, resolver.layer, text, field)  # the same rows, or the same error, on every engine
     return Filter(text, field, node, tuple(refs.items()), kind)
 
 

@@ -32,8 +32,8 @@ class MetricFilterRef:
     name: str  # its placeholder in the filter tree (and its subquery's alias)
     metric: str  # the metric or measure, as written: the subquery's value column
     element: MeasureRef | Metric
-    group_by: tuple[DimRef, ...]  # as this query's aggregations reach them (bound per aggregation by the planner)
-    plan: Any = None  # the subquery's QueryPlan (engine.plan.nodes), set by the planner
+    group_by: tuple[DimRef, ...]  # as this query's aggregations reach them (bound per aggregation by the query resolver)
+    resolved: Any = None  # the subquery's ResolvedQuery (engine/resolve/resolved.py), set by the query resolver
 
     @property
     def alias(self) -> str:

@@ -17,7 +17,6 @@ from ..dialects import DEFAULT_ENGINE
 from ..errors import Location, QueryError, nearest
 from ..layer.exprs import columns_read, parse_expression
 from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
-from ..access.lineage import secret_columns
 from ..layer.templates import TemplateError, template_name, translate
 
 if TYPE_CHECKING:
@@ -61,9 +60,10 @@ def expand_templates(text: str, field: str) -> str:
 class MFNames:
     """One layer's entities, for resolving and binding MetricFlow's names (built on first use)."""
 
-    def __init__(self, layer: SemanticLayer, hidden: frozenset[str]) -> None:
+    def __init__(self, layer: SemanticLayer, hidden: frozenset[str], hidden_entities: frozenset[str] = frozenset()) -> None:
         self.layer = layer
         self.hidden = hidden
+        self.hidden_entities = hidden_entities  # entities whose key reads a hidden value (engine/access/lineage.py)
         self.entities: dict[str, list[str]] = {}  # entity -> models declaring it (owners first)
         for model in layer.models.values():
             names = list(model.entities)
@@ -74,7 +74,6 @@ class MFNames:
         for name, models in self.entities.items():
             models.sort(key=lambda m: not layer.models[m].owns(name))
         self._entity_dims: dict[tuple[str, str], Dimension | None] = {}
-        self._hidden_entities: dict[str, bool] = {}
         self._pool: list[str] | None = None
 
     # -- names -----------------------------------------------------------------------------
@@ -120,15 +119,8 @@ class MFNames:
 
     def hidden_entity(self, name: str) -> bool:
         """An entity's key is hidden from the role where, in any model declaring it, it reads a column holding a hidden
-        dimension's values (layer/secrets.py): its own, or a key joined to one; raw SQL leaves the same columns out."""
-        if not self.hidden:
-            return False
-        if name not in self._hidden_entities:
-            secret = secret_columns(self.layer, self.hidden)
-            self._hidden_entities[name] = any(not secret[m].isdisjoint(columns_read([parse_expression(
-                self.layer.models[m].entities[name].expr, self.layer.dialect)])) for m in self.entities.get(name, [])
-                if name in self.layer.models[m].entities)
-        return self._hidden_entities[name]
+        value (its own, or a key joined to one: engine/access/lineage.py); raw SQL leaves the same columns out."""
+        return name in self.hidden_entities
 
     def is_entity_name(self, first: str) -> bool:
         return first in self.entities

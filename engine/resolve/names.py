@@ -20,7 +20,7 @@ class DimRef:
     dimension: Dimension
     keys: tuple[str, ...]  # explicit edge keys from the measure's model; () = shortest path
     grain: str | None
-    axis: bool = False  # `metric_time`: bound to each measure's own time dimension by the planner
+    axis: bool = False  # `metric_time`: bound to each measure's own time dimension per aggregation (query_resolver.py)
     date_part: str | None = None  # year, quarter, month, day, dow, doy (`__extract_year`)
     entity_path: tuple[str, ...] | None = None  # a MetricFlow name: its entities, bound per measure's model
     route: tuple | None = None  # a bound MetricFlow name: the join path (layer.joins.Path) it was walked along
@@ -31,7 +31,7 @@ class DimRef:
 
     @property
     def unbound(self) -> bool:
-        """Does the planner still have to bind it to a measure's model (metric_time, MetricFlow names)?"""
+        """Does it still have to be bound to a measure's model (metric_time, MetricFlow names)?"""
         return self.axis or self.entity_path is not None
 
 
@@ -47,16 +47,17 @@ Element = DimRef | MeasureRef | Metric
 class Resolver:
     """Looks up names in one layer, as one role sees it."""
 
-    def __init__(self, layer: SemanticLayer, hidden: frozenset[str] = frozenset()) -> None:
+    def __init__(self, layer: SemanticLayer, hidden: frozenset[str] = frozenset(), hidden_entities: frozenset[str] = frozenset()) -> None:
         self.layer = layer
-        self.hidden = hidden
+        self.hidden = hidden  # names the role may not use: declared and by lineage (engine/access/lineage.py)
+        self.hidden_entities = hidden_entities
         self._pool: list[str] | None = None
         self._mf: MFNames | None = None
 
     @property
     def mf(self) -> MFNames:
         if self._mf is None:
-            self._mf = MFNames(self.layer, self.hidden)
+            self._mf = MFNames(self.layer, self.hidden, self.hidden_entities)
         return self._mf
 
     def has_entities(self) -> bool:

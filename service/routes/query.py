@@ -51,7 +51,7 @@ def check_limit(value: Any, maximum: int, field: str) -> None:
 
 def _fields(database: Database, smq: Any, columns: list[str], db_types: list[str | None] | None) -> list[dict[str, Any]]:
     layer = database.layer
-    hidden = frozenset(database.role_obj.hidden) if database.role_obj else frozenset()
+    hidden = layer.visibility(database.role_obj.name if database.role_obj else None).hidden
     try:
         return smq_columns(layer, smq, hidden, columns, db_types, layer.dialect)
     except EngineError:  # compiled a moment ago, so this is not expected; the database's types still hold

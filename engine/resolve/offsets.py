@@ -1,4 +1,4 @@
-"""Planning a derived metric's offset inputs: each aggregate under an offset gets its own aggregation.
+"""Resolving a derived metric's offset inputs: each aggregate under an offset gets its own aggregation.
 
 `offset_input` expands an input of a derived expression whose `inputs:` entry has an offset;
 while an offset input is expanded, every aggregate it reaches is keyed by the offset, so it never
@@ -16,11 +16,11 @@ from sqlglot import exp
 
 from ..errors import Location, QueryError
 from ..layer.model import GRAINS, Metric, MetricInput, Offset, SemanticLayer
+from .resolved import Aggregation, CumulativeRead
 
 if TYPE_CHECKING:
-    from ..resolve.names import MeasureRef
-    from .nodes import FactGroup
-    from .planner import Inherited, Planner
+    from .names import MeasureRef
+    from .query_resolver import Inherited, QueryResolver
 
 
 def offset_key(offset: Offset | None) -> str:
@@ -30,30 +30,31 @@ def offset_key(offset: Offset | None) -> str:
     return "".join(f"@{step}{'/metric' if step.on_metric else ''}" for step in offset.steps)
 
 
-def offset_input(planner: Planner, metric: Metric, listed: MetricInput, target: MeasureRef | Metric, field: str,
+def offset_input(resolution: QueryResolver, metric: Metric, listed: MetricInput, target: MeasureRef | Metric, field: str,
                  stack: tuple[str, ...], inherited: Inherited) -> exp.Expression:
     """A derived input with an offset, expanded: every aggregate it reaches is keyed (and rendered) by the offset;
     its filters (inherited: the metric's own and the input's) select the rows before they are shifted."""
     assert listed.offset is not None
-    outer = planner.offset
+    outer = resolution.offset
     step = replace(listed.offset, on_metric=isinstance(target, Metric) and target.type in ("ratio", "derived"))
     # nested: this input of a metric read at an offset reads the period the outer offset gives, shifted again
     # (MetricFlow shifts the inner metric's result: inner(outer(d)) day by day, as composing the shifts does)
-    planner.offset = step if outer is None else outer.followed_by(step)
+    resolution.offset = step if outer is None else outer.followed_by(step)
     try:
-        return planner.expand(target, field, stack, inherited)
+        return resolution.expand(target, field, stack, inherited)
     finally:
-        planner.offset = outer
+        resolution.offset = outer
 
 
-def check_offset_keys(layer: SemanticLayer, group: FactGroup, offset: Offset, origin: str) -> Offset:
+def check_offset_keys(layer: SemanticLayer, group: Aggregation, offset: Offset, origin: str) -> Offset:
     """An offset input needs its measure's time axis in the query, as MetricFlow requires metric_time."""
-    measure = group.aggregates[0].measure
-    if group.cumulative is not None and offset.then is not None:
-        raise QueryError(f"cumulative metric '{group.cumulative.name}' is read at nested offsets ({offset}); an offset of a "
+    measure = group.columns[0].measure
+    running = group.reads.metric if isinstance(group.reads, CumulativeRead) else None
+    if running is not None and offset.then is not None:
+        raise QueryError(f"cumulative metric '{running.name}' is read at nested offsets ({offset}); an offset of a "
                          "metric whose inputs are read at an offset is supported on simple, ratio and derived inputs only",
                          code="unsupported_offset", location=Location(field=origin))
-    if group.cumulative is not None:  # its own time dimension in group_by is checked with the cumulative group
+    if running is not None:  # its own time dimension in group_by is checked with the cumulative group
         return offset
     dim = layer.models[group.model].time_dimension_of(measure)
     if dim is None:
@@ -103,3 +104,19 @@ def offset_join_grain(offset: Offset, finest: str) -> str | None:
     if all(_whole_periods(s, finest) if s.on_metric else s.grain == finest for s in steps):
         return finest
     return "day" if len(steps) == 1 else None
+
+
+def check_offset_reads(group: Aggregation) -> None:
+    """A cumulative metric read at an offset is looked up period by period: by day, or (offset_window) by the window's
+    own unit, where periods map one to one, with its time dimension in group_by at one grain."""
+    if group.offset is None or not isinstance(group.reads, CumulativeRead):
+        return
+    offset, metric, keys = group.offset, group.reads.metric, group.keys
+    time_keys = [i for i, ref in enumerate(keys) if ref.dimension.qualified_name == metric.time_dimension]
+    grains = {keys[i].grain or "day" for i in time_keys if not keys[i].date_part}
+    grain = next(iter(grains)) if len(grains) == 1 else ""
+    if grain not in ("day", offset.grain if offset.window is not None else "day"):
+        raise QueryError(f"cumulative metric '{metric.name}' read at an offset ({offset}) is supported by day"
+                         + (f" or by {offset.grain}" if offset.window is not None and offset.grain != "day" else "")
+                         + f", with its time dimension in group_by at one grain (got {', '.join(sorted(grains)) or 'none'})",
+                         code="unsupported_offset", location=Location(field="group_by"))
