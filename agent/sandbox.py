@@ -139,8 +139,9 @@ def _run_probe() -> tuple[bool, str]:
     if not sandbox_bwrap.bwrap_path():
         return False, ("bubblewrap (bwrap) is not installed on this host (Debian: apt-get install bubblewrap), or "
                        "SMQ_SANDBOX_BWRAP names no executable")
-    if not sandbox_seccomp.supported():
-        return False, "no seccomp syscall table for this machine's architecture"
+    reason = sandbox_seccomp.unsupported_reason()
+    if reason is not None:
+        return False, f"no seccomp filter can be built: {reason}"
     try:
         result = _run("print(6 * 7)", None, SandboxLimits(wall_s=20, cpu_s=10))
     except OSError as err:

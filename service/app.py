@@ -19,7 +19,8 @@ from engine import LayerValidationError
 
 from . import compression, errors, limits, openapi_doc, paused_runs_redis, request_errors, result_cache
 from .auth import KeyStore
-from .deps import ServiceState
+from .browser_guards import CrossSiteGuardMiddleware, KeyedHeadersMiddleware
+from .deps import KEYED_SCOPE_KEY, ServiceState
 from .errors import ServiceConfigError
 from .redis_state import quota_for
 from .registry import Registry
@@ -88,6 +89,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     assert state.quota is not None
     limits.install(app, settings.max_body_bytes, state.quota)  # inside CORS: a 413 still carries the CORS headers
     result_cache.install(app, settings)  # app.state.result_cache, ETag / 304 on /query and /execute
+    # pages of other sites may not POST (reload, queries, /ask) unless listed in SMQ_CORS_ORIGINS
+    app.add_middleware(CrossSiteGuardMiddleware, allowed_origins=settings.cors_origins or ())
     paused_runs_redis.install(app, settings)  # with SMQ_REDIS_URL: paused /ask runs shared by the replicas
     if settings.cors_origins:  # browser front ends on other origins (preflight answered before auth)
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_methods=["GET", "POST"],
@@ -99,6 +102,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         compression.install(app)
     openapi_doc.install(app)
     # --
+    # outside the cache, CORS and compression: their Vary and Cache-Control are merged, never replaced
+    app.add_middleware(KeyedHeadersMiddleware, scope_key=KEYED_SCOPE_KEY)
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     app.include_router(health.router)
     for module in (databases, compile, query, execute, admin, ask, tools):  # every route here may meet a limit

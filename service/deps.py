@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Path, Request
@@ -106,14 +107,32 @@ def _header(credentials: HTTPAuthorizationCredentials | None, request: Request) 
     return request.headers.get("authorization")  # malformed ones: authenticate() says what is wrong
 
 
+KEYED_SCOPE_KEY = "smq.keyed"  # set on a request admitted with a key: its answer depends on the key (service.headers)
+
+
+async def admit(state: ServiceState, authorization: str | None, scope: MutableMapping[str, Any]) -> Principal:
+    """The one gate of every request made for a caller (REST, Cube, MCP over HTTP): the key is checked (401),
+    the request takes one of the key's quota slots until its response is sent (429 when none is free:
+    `service.limits`), and its answer is marked as depending on the key (`Vary: Authorization`)."""
+    principal = state.authenticate(authorization)
+    assert state.quota is not None
+    await take_quota_slot(state.quota, principal.name, scope)
+    scope[KEYED_SCOPE_KEY] = True
+    return principal
+
+
 async def get_principal(state: StateDep, request: Request,
                         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> Principal:
-    """The caller, or 401; the request holds one of the caller's quota slots until its response is sent
-    (429 when the key has none free: `service.limits`)."""
-    principal = state.authenticate(_header(credentials, request))
-    assert state.quota is not None
-    await take_quota_slot(state.quota, principal.name, request.scope)
-    return principal
+    """The caller of a REST route, admitted (`admit`)."""
+    return await admit(state, _header(credentials, request), request.scope)
+
+
+async def get_cube_principal(state: StateDep, request: Request) -> Principal:
+    """The caller of a Cube route, admitted as REST's: Cube clients send `Authorization: <key>` or `Bearer <key>`."""
+    header = request.headers.get("authorization", "").strip()
+    if header and " " not in header:
+        header = f"Bearer {header}"
+    return await admit(state, header or None, request.scope)
 
 
 async def get_optional_principal(
@@ -127,6 +146,9 @@ async def get_optional_principal(
 
 
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
+CubePrincipalDep = Annotated[Principal, Depends(get_cube_principal)]
+# every route made for a caller depends on one of these (tests/service/test_route_admission.py enumerates the routes)
+ADMITTING_DEPENDENCIES = (get_principal, get_cube_principal)
 OptionalPrincipalDep = Annotated[Principal | None, Depends(get_optional_principal)]
 
 

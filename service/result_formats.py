@@ -87,12 +87,28 @@ def _csv_value(value: Any) -> Any:
     return value
 
 
-def csv_body(columns: list[str], rows: list[list[Any]]) -> bytes:
-    """RFC 4180 CSV with a header line; NULL is an empty field, lists and structs are JSON text."""
+# a text cell starting with one of these is a formula to a spreadsheet (=HYPERLINK(...), +cmd|..., @SUM(...));
+# OWASP's rule: a leading ' makes it text, which spreadsheets show without the quote
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralised(value: Any) -> Any:
+    """A text cell that a spreadsheet would run as a formula, as text it shows (a leading `'`); others as they are."""
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_STARTS) else value
+
+
+def csv_body(columns: list[str], rows: list[list[Any]], *, safe: bool = True) -> bytes:
+    """RFC 4180 CSV with a header line; NULL is an empty field, lists and structs are JSON text. With `safe`
+    (the default; `?csv_safe=false` turns it off for machine consumers) no text cell, header included, starts
+    a formula (`neutralised`); numbers are numbers, so -5 stays -5."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(columns)
-    writer.writerows([_csv_value(v) for v in row] for row in rows)
+    if safe:
+        writer.writerow([neutralised(c) for c in columns])
+        writer.writerows([neutralised(v) if isinstance(v, str) else _csv_value(v) for v in row] for row in rows)
+    else:
+        writer.writerow(columns)
+        writer.writerows([_csv_value(v) for v in row] for row in rows)
     return out.getvalue().encode("utf-8")
 
 
@@ -145,8 +161,8 @@ def ndjson_lines(payload: dict[str, Any]) -> Iterator[bytes]:
         yield b"".join(pydantic_core.to_json(row) + b"\n" for row in rows[start:start + NDJSON_CHUNK_ROWS])
 
 
-def respond(payload: dict[str, Any], fmt: Format, name: str = "result") -> Response:
-    """The answer in `fmt`; every format but JSON says its facts in headers too."""
+def respond(payload: dict[str, Any], fmt: Format, name: str = "result", *, csv_safe: bool = True) -> Response:
+    """The answer in `fmt`; every format but JSON says its facts in headers too. `csv_safe`: see `csv_body`."""
     if fmt == "json":
         return RowsResponse(payload, headers={"Vary": "Accept"})
     headers = {"Vary": "Accept", **_headers(payload)}
@@ -155,7 +171,7 @@ def respond(payload: dict[str, Any], fmt: Format, name: str = "result") -> Respo
         return StreamingResponse(ndjson_lines(payload), media_type=MEDIA_TYPES["ndjson"], headers=headers)
     if fmt == "csv":
         headers["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-        return Response(csv_body(payload["columns"], payload["rows"]), media_type="text/csv; charset=utf-8; header=present",
+        return Response(csv_body(payload["columns"], payload["rows"], safe=csv_safe), media_type="text/csv; charset=utf-8; header=present",
                         headers=headers)
     headers["Content-Disposition"] = f'attachment; filename="{name}.arrows"'
     return Response(arrow_body(payload), media_type=MEDIA_TYPES["arrow"], headers=headers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -21,6 +22,7 @@ from .infer import Link, Skipped, infer_links
 from .introspect import introspect, open_source
 from .layerdoc import SNAPSHOT, LayerDoc, read_layer_doc, read_snapshot, render_files, write_files
 from .merge import merge_layers
+from .names import tokens
 from .profile import profile_tables
 from .scaffold import build_layer_doc
 from .starter import starter_tests
@@ -55,6 +57,18 @@ class InitResult:
     tests_passed: int = 0
     tests_failed: list[str] = field(default_factory=list)
     created: bool = True
+    skipped_tables: list[str] = field(default_factory=list)  # catalog names no model can be made of, with the reason
+
+
+def unusable_name(name: str) -> str | None:
+    """Why a catalog name cannot become a model (None: it can): a name is data, never a path or a line of YAML."""
+    if any(unicodedata.category(c)[0] in "CZ" and c != " " for c in name):
+        return "its name holds a control character or a line break"
+    if "/" in name or "\\" in name:
+        return "its name holds a path separator (/ or \\)"
+    if not tokens(name):
+        return "its name has no letter or digit to name a model after"
+    return None
 
 
 def init_layer(url: str, db_name: str, layer_dir: Path, *, sample_rows: int | None = None, read_values: bool = True,
@@ -67,7 +81,14 @@ def init_layer(url: str, db_name: str, layer_dir: Path, *, sample_rows: int | No
     layer_dir = Path(layer_dir)
     with open_source(spec) as source:
         say(f"reading the catalog of the {spec.describe()}")
-        tables = introspect(source)
+        tables, skipped_tables = [], []
+        for table in introspect(source):
+            reason = unusable_name(table.name) or (unusable_name(table.schema) if table.schema else None)
+            if reason is None:
+                tables.append(table)
+            else:
+                skipped_tables.append(f"{table.name!r}: {reason}")
+                say(f"skipped table {table.name!r}: {reason}")
         say(f"profiling {len(tables)} table(s)")
         profile_tables(source, tables, sample_rows=sample_rows, read_values=read_values, progress=progress if len(tables) > 1 else None)
         say("inferring joins")
@@ -79,7 +100,8 @@ def init_layer(url: str, db_name: str, layer_dir: Path, *, sample_rows: int | No
         if write_tests:
             say("running the starter tests")
             doc.tests, passed, failed = starter_tests(layer, source.run, db_name)
-    result = InitResult(layer_dir, catalog, links, skipped, layer, tests_passed=passed, tests_failed=failed)
+    result = InitResult(layer_dir, catalog, links, skipped, layer, tests_passed=passed, tests_failed=failed,
+                        skipped_tables=skipped_tables)
     write_merged(doc, layer_dir, result)
     return result
 

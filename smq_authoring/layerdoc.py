@@ -162,7 +162,16 @@ def dump(value: Any) -> str:
 
 
 def _comments(lines: list[str], indent: str = "") -> str:
-    return "".join(f"{indent}# {line}\n" if line else f"{indent}#\n" for line in lines)
+    """Comment lines; a line break inside one (a catalog name holding a newline) starts another comment line,
+    never a line of YAML."""
+    out = []
+    for line in lines:
+        for part in _LINE_BREAKS.split(line):
+            out.append(f"{indent}# {part}\n" if part else f"{indent}#\n")
+    return "".join(out)
+
+
+_LINE_BREAKS = re.compile("\r\n|[\r\n\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")  # what YAML or str.splitlines break on
 
 
 def render_files(doc: LayerDoc) -> dict[str, str]:

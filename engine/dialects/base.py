@@ -78,6 +78,9 @@ class Dialect:
     aliases: ClassVar[tuple[str, ...]] = ()  # other names of its backend in database.yml (`postgresql`, `mariadb`)
     url_schemes: ClassVar[tuple[str, ...]] = ()  # `smq init --from` URL schemes (empty: not introspectable)
     file_based: ClassVar[bool] = False  # a `path:` connection (a file), not a server
+    # an embedded engine whose own memory limit does not bound what its functions build: its queries run in worker
+    # processes under a kernel limit unless `limits.isolation` says otherwise (smq_db/executors/worker.py)
+    isolated_by_default: ClassVar[bool] = False
     default_port: ClassVar[int | None] = None
     # the schema unqualified tables are read from: fixed (`main`), or the connection key naming it
     default_schema: ClassVar[str | None] = None

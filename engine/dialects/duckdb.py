@@ -13,6 +13,7 @@ class DuckDB(Dialect):
     display = "DuckDB"
     url_schemes = ("duckdb",)
     file_based = True
+    isolated_by_default = True  # memory_limit does not hold for repeat()/string_agg (docs/security.md)
     default_schema = "main"
     executor = "smq_db.executors.duckdb:from_settings"
     introspector = "smq_db.catalog:introspect_duckdb"

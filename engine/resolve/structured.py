@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -125,6 +126,8 @@ def _shift(value: exp.Expression, count: int, unit: str) -> exp.Expression:
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$")
+_MAX_UNITS = {"day": 3_652_425, "week": 521_775, "month": 120_000, "quarter": 40_000, "year": 10_000}
+_MAX_DIGITS = 38  # DECIMAL(38): the widest exact number every engine reads; a longer literal overflows there
 _RELATIVE = re.compile(r"^(this|last|next)\s+(?:(\d+)\s+)?(day|week|month|quarter|year)s?$")
 
 
@@ -151,11 +154,17 @@ def date_bounds(text: str, field: str) -> tuple[exp.Expression, exp.Expression]:
             return _start_of(unit), _shift(_start_of(unit), 1, unit)
         if count < 1:
             raise _err(f"'{raw}': the number of {unit}s must be at least 1", field, "invalid_filter")
+        if count > _MAX_UNITS[unit]:  # past the calendar of every engine: it would fail there with an overflow
+            raise _err(f"'{raw}': at most {_MAX_UNITS[unit]:,} {unit}s (10,000 years) fit in a date range",
+                       field, "invalid_filter")
         if which == "last":  # the `count` whole units before the current one
             return _shift(_start_of(unit), -count, unit), _start_of(unit)
         return _shift(_start_of(unit), 1, unit), _shift(_start_of(unit), count + 1, unit)
     if _DATE.match(raw):
         day = _parse_date(raw, field)
+        if day == dt.date.max:  # the range ends the day after, which no calendar has
+            raise _err(f"'{raw}' is the last day of the calendar: a range cannot end after it; "
+                       f"use {dt.date.max - dt.timedelta(days=1)} or an afterOrOnDate filter", field, "invalid_filter")
         return exp.Literal.string(raw), exp.Literal.string((day + dt.timedelta(days=1)).isoformat())
     if _DATETIME.match(raw):
         _parse_date(raw[:10], field)
@@ -196,14 +205,26 @@ def _like(node: exp.Expression, value: str, operator: str) -> exp.Expression:
 
 def _literal(value: Any, numeric: bool, field: str) -> exp.Expression:
     if isinstance(value, (int, float)):
+        _check_number(value, repr(value), field)
         return exp.Literal.number(value)
     if numeric:
         try:
-            float(value)
+            number = float(value)
         except ValueError:
             raise _err(f"{value!r} is not a number (the member is numeric)", field, "invalid_filter") from None
+        _check_number(number, value.strip(), field)
         return exp.Literal.number(value.strip())
     return exp.Literal.string(value)
+
+
+def _check_number(value: float | int, text: str, field: str) -> None:
+    """A number every engine can read: finite (no NaN, Infinity, 1e999) and an integer of at most 38 digits."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise _err(f"{text} is not a finite number; write a number between -1.7e308 and 1.7e308", field, "invalid_filter")
+    digits = text.lstrip("+-").split(".")[0].split("e")[0].split("E")[0]
+    if isinstance(value, int) and len(str(abs(value))) > _MAX_DIGITS or len(digits) > _MAX_DIGITS:
+        raise _err(f"{text[:20]}... has more than {_MAX_DIGITS} digits, more than databases hold exactly; "
+                   "write it in scientific notation (1e40) or use a smaller number", field, "invalid_filter")
 
 
 def _any(nodes: list[exp.Expression]) -> exp.Expression:

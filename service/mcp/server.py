@@ -9,6 +9,7 @@ without keys (local use): every caller is an unrestricted admin.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -22,9 +23,9 @@ from mcp.server import Server
 from engine.errors import EngineError
 
 from ..auth import OPEN_PRINCIPAL, Principal
-from ..deps import ServiceState
+from ..deps import ServiceState, admit
 from ..errors import Unauthorized
-from ..limits import LimitsMiddleware, check_tool_arguments, quota_slot
+from ..limits import QUOTA_SCOPE_KEY, LimitsMiddleware, QuotaExceeded, RETRY_AFTER_S, check_tool_arguments, quota_slot
 from ..routes.health import service_version
 from .tools import ToolRunner, declared_tools
 
@@ -66,7 +67,9 @@ def build_server(state: ServiceState, *, default_db: str | None = None, python_e
             request = getattr(ctx, "request", None)
             session = (request.headers.get("mcp-session-id") if request is not None else None) or "stdio"
             assert state.quota is not None
-            async with quota_slot(state.quota, principal.name):  # the same per-key limit as REST
+            held = request is not None and getattr(request, "scope", {}).get(QUOTA_SCOPE_KEY) is not None
+            async with contextlib.nullcontext() if held else quota_slot(state.quota, principal.name):
+                # over HTTP the request holds the key's slot (BearerGate); over stdio the call takes one
                 result, is_error = await anyio.to_thread.run_sync(runner.run, params.name, arguments, database, session)
         except EngineError as err:
             result, is_error = err.tool_error(), True
@@ -96,27 +99,41 @@ async def serve_stdio(server: Server) -> None:
 
 
 class BearerGate:
-    """ASGI middleware: every HTTP request needs a valid key (a 401 problem otherwise), before any MCP work."""
+    """ASGI middleware: every HTTP request is admitted as a REST request is (`service.deps.admit`: a valid key or
+    a 401 problem, one of the key's quota slots or a 429), before any MCP work. A POST (a JSON-RPC message: a
+    tool call, tools/list) holds the slot until its response is sent (LimitsMiddleware gives it back); the GET
+    stream of server notifications and the DELETE of a session are authenticated but hold none, as they run
+    no query and the stream lives as long as the session."""
 
     def __init__(self, app: ASGIApp, state: ServiceState) -> None:
         self.app = app
         self.state = state
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and self.state.keys is not None:
+        if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             try:
-                self.state.authenticate(headers.get("authorization"))
-            except Unauthorized as err:
-                problem = {k: v for k, v in err.problem().items() if k != "errors"}
-                body = json.dumps({**problem, "detail": err.message, "instance": scope.get("path", "")}).encode()
-                await send({"type": "http.response.start", "status": 401,
-                            "headers": [(b"content-type", b"application/problem+json"), (b"www-authenticate", b"Bearer")]})
-                await send({"type": "http.response.body", "body": body})
+                if scope.get("method") == "POST":
+                    await admit(self.state, headers.get("authorization"), scope)
+                elif self.state.keys is not None:
+                    self.state.authenticate(headers.get("authorization"))
+            except (Unauthorized, QuotaExceeded) as err:
+                await _refuse(scope, send, err)
                 return
         await self.app(scope, receive, send)
 
 
+async def _refuse(scope: Scope, send: Any, err: Unauthorized | QuotaExceeded) -> None:
+    problem = {k: v for k, v in err.problem().items() if k != "errors"}
+    status = 401 if isinstance(err, Unauthorized) else 429
+    body = json.dumps({**problem, "status": status, "detail": err.message, "instance": scope.get("path", "")}).encode()
+    extra = [(b"www-authenticate", b"Bearer")] if status == 401 else [(b"retry-after", str(RETRY_AFTER_S).encode())]
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/problem+json"), *extra]})
+    await send({"type": "http.response.body", "body": body})
+
+
 def http_app(server: Server, state: ServiceState, *, host: str = "127.0.0.1") -> Any:
-    """The streamable-HTTP ASGI app at /mcp, behind the key check."""
-    return LimitsMiddleware(BearerGate(server.streamable_http_app(host=host), state), state.settings.max_body_bytes)
+    """The streamable-HTTP ASGI app at /mcp, behind the key check and the key's quota."""
+    return LimitsMiddleware(BearerGate(server.streamable_http_app(host=host), state), state.settings.max_body_bytes,
+                            quota=state.quota)

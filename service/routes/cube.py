@@ -13,22 +13,43 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
 from engine.errors import EngineError, Location, QueryError
 from engine.paging import paged_sql
 
-from ..deps import Database, ServiceState, executor_for, get_database, may_use
+from ..deps import CubePrincipalDep, Database, ServiceState, StateDep, executor_for, get_database, may_use
 from ..errors import Forbidden
+from ..limits import RETRY_AFTER_S, QuotaExceeded
 from ..timing import record_db_time
 from .cube_query import METRICS_CUBE, Translated, cube_field, cube_rows, to_member, translate
 
+
+
+class CubeRoute(APIRoute):
+    """A Cube route: an error raised while admitting the caller (401, 403, 429 from the dependencies) is
+    answered in Cube's `{"error": ...}` shape too, as the route's own errors are."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def cube_errors(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except EngineError as err:
+                return _error(err)
+
+        return cube_errors
+
+
 # Cube's own contract, not ours: kept out of the OpenAPI document (docs/cube.md describes it)
-router = APIRouter(prefix="/cubejs-api/v1", tags=["cube"], include_in_schema=False)
+router = APIRouter(prefix="/cubejs-api/v1", tags=["cube"], include_in_schema=False, route_class=CubeRoute)
 
 DATABASE_HEADER = "x-smq-database"
 DEFAULT_LIMIT = 10_000  # Cube's default row limit
@@ -45,16 +66,13 @@ def _error(err: EngineError, tr: Translated | None = None) -> JSONResponse:
             err = type(err)(message, code=err.code, location=Location(field=field), suggestions=[
                 to_member(s) if err.code == "unknown_element" else s for s in err.suggestions])
             items = err.problem()["errors"]
-    return JSONResponse({"error": err.formatted(), "code": err.code, "errors": items}, status_code=err.status)
+    headers = {"Retry-After": str(RETRY_AFTER_S)} if isinstance(err, QuotaExceeded) else None
+    return JSONResponse({"error": err.formatted(), "code": err.code, "errors": items}, status_code=err.status,
+                        headers=headers)
 
 
-async def _database(request: Request) -> Database:
-    """The caller (a bare key or `Bearer key`) and the database it asks for or the only one it may use."""
-    state: ServiceState = request.app.state.smq
-    header = request.headers.get("authorization", "").strip()
-    if header and " " not in header:
-        header = f"Bearer {header}"
-    principal = state.authenticate(header or None)
+async def cube_database(request: Request, principal: CubePrincipalDep, state: StateDep) -> Database:
+    """The database the admitted caller asks for (`X-SMQ-Database`) or the only one it may use."""
     name = request.headers.get(DATABASE_HEADER)
     if not name:
         usable = [e.name for e in state.registry.entries() if may_use(principal, e)]
@@ -66,6 +84,9 @@ async def _database(request: Request) -> Database:
     if not principal.grants(name):
         raise Forbidden(f"API key '{principal.name}' may not use database '{name}'", code="database_forbidden")
     return await get_database(name, principal, state)
+
+
+CubeDatabaseDep = Annotated[Database, Depends(cube_database)]
 
 
 async def _query_param(request: Request) -> tuple[Any, bool]:
@@ -135,11 +156,9 @@ def _page(database: Database, state: ServiceState, tr: Translated) -> tuple[Any,
 
 
 @router.api_route("/load", methods=["GET", "POST"], summary="Cube /v1/load: run a Cube query")
-async def load(request: Request) -> JSONResponse:
+async def load(request: Request, database: CubeDatabaseDep, state: StateDep) -> JSONResponse:
     tr: Translated | None = None
     try:
-        database = await _database(request)
-        state: ServiceState = request.app.state.smq
         query, multi = await _query_param(request)
         tr = translate(query)
         page, limit = _page(database, state, tr)
@@ -160,11 +179,9 @@ async def load(request: Request) -> JSONResponse:
 
 
 @router.api_route("/sql", methods=["GET", "POST"], summary="Cube /v1/sql: the SQL a Cube query compiles to")
-async def sql(request: Request) -> JSONResponse:
+async def sql(request: Request, database: CubeDatabaseDep, state: StateDep) -> JSONResponse:
     tr: Translated | None = None
     try:
-        database = await _database(request)
-        state: ServiceState = request.app.state.smq
         query, _ = await _query_param(request)
         tr = translate(query)
         page, limit = _page(database, state, tr)
@@ -175,11 +192,7 @@ async def sql(request: Request) -> JSONResponse:
 
 
 @router.get("/meta", summary="Cube /v1/meta: models as cubes, metrics under the virtual cube 'Metrics'")
-async def meta(request: Request) -> JSONResponse:
-    try:
-        database = await _database(request)
-    except EngineError as err:
-        return _error(err)
+async def meta(database: CubeDatabaseDep) -> JSONResponse:
     cubes = []
     metrics: dict[str, dict[str, Any]] = {}
     for model in database.layer.elements(role=database.role)["models"]:

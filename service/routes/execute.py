@@ -19,7 +19,7 @@ from ..limits import check_sql_length
 from ..result_cache import cached_rows
 from ..columns import raw_columns
 from ..result_formats import OPENAPI_CONTENT, negotiate, respond
-from .query import FormatParam
+from .query import CsvSafeParam, FormatParam
 from .rows import rows_payload
 from .schemas import ExecuteRequest, Rows, problem_responses
 
@@ -28,7 +28,7 @@ router = APIRouter(prefix="/v1/databases", tags=["sql"], responses=problem_respo
 
 @router.post("/{db}/execute", response_model=Rows, responses=OPENAPI_CONTENT, summary="execute: run one read-only SELECT")
 def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, request: Request,
-            format: FormatParam = None) -> Response:
+            format: FormatParam = None, csv_safe: CsvSafeParam = True) -> Response:
     layer = database.layer
     check_sql_length(body.sql, state.settings.max_sql_chars)
     prepared = prepare_raw_sql(body.sql, layer.semantic, layer.graph, database.role_obj)
@@ -37,4 +37,4 @@ def execute(body: ExecuteRequest, database: DatabaseDep, state: StateDep, reques
                          lambda: executor.execute(prepared.sql, max_rows=max_rows, timeout_s=state.settings.query_timeout_s))
     payload = rows_payload(request, prepared.sql, result)
     payload["fields"] = raw_columns(result.columns, result.column_types, layer.dialect)  # no elements: raw SQL
-    return respond(payload, negotiate(format, request.headers.get("accept")), name=database.name)
+    return respond(payload, negotiate(format, request.headers.get("accept")), name=database.name, csv_safe=csv_safe)

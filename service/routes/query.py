@@ -34,6 +34,8 @@ router = APIRouter(prefix="/v1/databases", tags=["smq"],
 FormatParam = Annotated[Literal["json", "csv", "arrow", "ndjson"] | None, Query(
     description="the answer's format; default: from the Accept header (text/csv, application/vnd.apache.arrow.stream, "
                 "application/x-ndjson), else JSON")]
+CsvSafeParam = Annotated[bool, Query(description="CSV only: text cells starting with = + - @ tab or CR get a leading ' so "
+                                                "spreadsheets show them as text, not run them as formulas; false: as stored")]
 TotalParam = Annotated[bool, Query(description="also count the rows of the whole answer (`total`; one more query)")]
 
 
@@ -59,7 +61,7 @@ def _fields(database: Database, smq: Any, columns: list[str], db_types: list[str
 
 
 def run_query(body: QueryRequest, database: Database, state: ServiceState, request: Request,
-              fmt: str | None, total: bool) -> Response:
+              fmt: str | None, total: bool, csv_safe: bool = True) -> Response:
     """The rows of one SMQ page in the format asked for."""
     layer = database.layer
     settings = state.settings
@@ -88,14 +90,14 @@ def run_query(body: QueryRequest, database: Database, state: ServiceState, reque
             payload["total"] = body.offset + result.row_count
         else:
             payload["total"] = total_rows(layer, body.smq, database.role, executor, settings.query_timeout_s)
-    return respond(payload, form, name=database.name)
+    return respond(payload, form, name=database.name, csv_safe=csv_safe)
 
 
 @router.post("/{db}/query", response_model=QueryResponse, responses=OPENAPI_CONTENT,
              summary="Compile an SMQ and return its rows")
 def query(body: QueryRequest, database: DatabaseDep, state: StateDep, request: Request,
-          format: FormatParam = None, total: TotalParam = False) -> Response:
-    return run_query(body, database, state, request, format, total)
+          format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True) -> Response:
+    return run_query(body, database, state, request, format, total, csv_safe)
 
 
 @router.get("/{db}/query", response_model=QueryResponse, responses=OPENAPI_CONTENT,
@@ -105,7 +107,7 @@ def query_get(database: DatabaseDep, state: StateDep, request: Request,
                                                   "q=%7B%22metrics%22%3A%5B%22OrdersModel__orderCount%22%5D%7D")],
               limit: Annotated[int | None, Query(ge=0, description="page size (as in the POST body)")] = None,
               offset: Annotated[int, Query(ge=0, description="rows to skip")] = 0,
-              format: FormatParam = None, total: TotalParam = False) -> Response:
+              format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True) -> Response:
     try:
         smq = json.loads(q)
     except ValueError as err:
@@ -113,4 +115,4 @@ def query_get(database: DatabaseDep, state: StateDep, request: Request,
     if not isinstance(smq, dict):
         raise ServiceError("q must be a JSON object (an SMQ)", code="invalid_request", location=Location(field="q"))
     body = QueryRequest.model_construct(smq=smq, limit=limit, offset=offset, total=False)
-    return run_query(body, database, state, request, format, total)
+    return run_query(body, database, state, request, format, total, csv_safe)

@@ -6,7 +6,9 @@ is written, so every later message can say `file:line`. Nothing here interprets 
 
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,8 @@ from engine.layer.yamlpos import YMap, YSeq, load_yaml_documents, where
 
 KINDS = {"semantic_model": "semantic_models", "metric": "metrics", "saved_query": "saved_queries"}
 PLURALS = {plural: kind for kind, plural in KINDS.items()}
+MAX_MANIFEST_BYTES = 64 * 1024 * 1024  # dbt's semantic manifests are kilobytes to a few megabytes
+MAX_MANIFEST_DEPTH = 64  # nesting of objects and arrays; a manifest nests about 8 deep (Python's json recurses per level)
 SKIPPED_DIRS = {"target", "dbt_packages", "dbt_modules", "logs", ".git", "node_modules", ".venv", "venv"}
 
 
@@ -173,7 +177,17 @@ def _model_time_spines(models: YSeq, shown: str, sources: DbtSources) -> None:
 def _read_manifest(file: Path, shown: str) -> DbtSources:
     """`semantic_manifest.json` as `dbt parse` writes it; lines found by each definition's name."""
     try:
+        size = file.stat().st_size
+        if size > MAX_MANIFEST_BYTES:
+            raise DbtSourceError(f"the manifest is {size:,} bytes, more than the limit of {MAX_MANIFEST_BYTES:,} "
+                                 "(MAX_MANIFEST_BYTES); import the dbt project's YAML folder instead",
+                                 location=Location(shown, 1, 1))
         text = file.read_text(encoding="utf-8")
+        depth = json_depth(text)
+        if depth > MAX_MANIFEST_DEPTH:
+            raise DbtSourceError(f"the manifest nests objects and arrays {depth:,} levels deep, more than the limit of "
+                                 f"{MAX_MANIFEST_DEPTH} (MAX_MANIFEST_DEPTH); a semantic manifest written by `dbt parse` "
+                                 "nests about 8", location=Location(shown, 1, 1))
         data = json.loads(text)
     except (OSError, UnicodeDecodeError) as exc:
         raise DbtSourceError(f"cannot read {shown}: {exc}", location=Location(shown, 1, 1)) from None
@@ -195,6 +209,17 @@ def _read_manifest(file: Path, shown: str) -> DbtSources:
     if isinstance(config, dict):
         _time_spines(config, shown, sources)
     return sources
+
+
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def json_depth(text: str) -> int:
+    """How deeply a JSON text nests objects and arrays (brackets inside strings do not count), in C-level passes."""
+    brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
+    return max(itertools.accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
 
 
 def _manifest_body(kind: str, item: dict[str, Any], positions: JsonPositions) -> dict[str, Any]:

@@ -120,6 +120,8 @@ def _print_init(result: Any, db: str) -> None:
               f"confidence {link.confidence:.2f}")
     for skipped in result.skipped:
         print(f"  not joined: {skipped.what}: {skipped.reason}")
+    for table in result.skipped_tables:
+        print(f"  skipped table {table}")
     if result.tests_passed or result.tests_failed:
         print(f"  tests/generated.yml: {result.tests_passed} starter tests pass on the data"
               + (f", {len(result.tests_failed)} commented out (they fail there):" if result.tests_failed else ""))

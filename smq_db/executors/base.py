@@ -190,6 +190,95 @@ def result_budget(*, max_bytes: int | None, timeout_s: float | None) -> Iterator
         _BUDGET.reset(token)
 
 
+DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024  # without a result budget (CLI, authoring): what a driver may hand over
+FIRST_FETCH_ROWS = 64  # the first chunk; later ones are sized from the bytes per row seen so far
+MAX_FETCH_ROWS = 65_536
+
+
+def fetch_cap() -> tuple[int, bool]:
+    """The bytes of JSON a fetch may gather (the result budget's, else DEFAULT_MAX_FETCH_BYTES), and whether it
+    is the caller's budget."""
+    budget = _BUDGET.get()
+    if budget is not None and budget.max_bytes is not None:
+        return budget.max_bytes, True
+    return DEFAULT_MAX_FETCH_BYTES, False
+
+
+def fetch_rows(fetchmany: Callable[[int], Sequence[Sequence[Any]]], max_rows: int, *, first: int = FIRST_FETCH_ROWS
+               ) -> list[Sequence[Any]]:
+    """At most ``max_rows + 1`` rows from a driver, a chunk at a time, measured while they arrive: once what was
+    fetched is surely more JSON than the cap (`fetch_cap`; measured by `json_size_floor`, a lower bound, so
+    nothing the JSON cap would pass is refused here), ResultTooLarge, and nothing more is read. Before, every
+    executor fetched all ``max_rows + 1`` rows first: 10,001 rows of 1 MB were 10 GB in the process.
+
+    Chunks grow with the room left (the bytes per row seen so far), so a small answer costs one or two calls."""
+    cap, budgeted = fetch_cap()
+    limit = max_rows + 1
+    rows: list[Sequence[Any]] = []
+    size = 1
+    want = min(first, limit)
+    while want > 0:
+        chunk = fetchmany(want)
+        if not chunk:
+            break
+        size += json_size_floor(chunk)
+        if size > cap:
+            raise ResultTooLarge(
+                f"the result is larger than the cap of {cap:,} bytes of JSON (passed within the first "
+                f"{len(rows) + len(chunk):,} rows, while they were fetched); ask for fewer rows at a time (`limit` and "
+                "`offset` on a query, LIMIT/OFFSET in SQL), fewer or smaller columns, or filters"
+                + ("" if budgeted else " (the executor's own cap without a result budget)"))
+        rows.extend(chunk)
+        if len(chunk) < want:  # DB-API: fewer rows than asked for means there are no more
+            break
+        per_row = max(1, (size - 1) // len(rows))
+        want = min(limit - len(rows), MAX_FETCH_ROWS, max(FIRST_FETCH_ROWS, (cap - size) // per_row + 1))
+    return rows
+
+
+def iterator_fetchmany(rows: Iterable[Sequence[Any]]) -> Callable[[int], list[Sequence[Any]]]:
+    """A DB-API `fetchmany` over a driver's row iterator (BigQuery's pages, Spark's local iterator)."""
+    iterator = iter(rows)
+    return lambda size: list(itertools.islice(iterator, size))
+
+
+_FLOOR_PLAIN = frozenset({type(None), bool, int, float, Decimal})
+
+
+def json_size_floor(rows: Sequence[Sequence[Any]]) -> int:
+    """A lower bound of the bytes `rows` take as JSON once made JSON-safe: each row's brackets and commas, a
+    string's characters and quotes, a blob's base64 text, a list's items; 1 byte for any other value. Column by
+    column in C-level passes for the usual columns of numbers or strings."""
+    if not rows:
+        return 0
+    widths = set(map(len, rows))
+    if len(widths) != 1:
+        return sum(_value_floor(list(row)) for row in rows)
+    width = widths.pop()
+    total = len(rows) * (width + 2)  # [ ... ] and the commas between values and rows
+    for column in zip(*rows):
+        kinds = set(map(type, column))
+        if kinds <= _FLOOR_PLAIN:
+            continue  # at least a byte each: counted with the commas above
+        if kinds <= {str, type(None)}:
+            total += sum(map(len, filter(None, column))) + 2 * len(column)
+        else:
+            total += sum(map(_value_floor, column))
+    return total
+
+
+def _value_floor(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value) + 2
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return (len(value) + 2) // 3 * 4 + 2
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return 2 + sum(_value_floor(v) + 1 for v in value)
+    if isinstance(value, dict):
+        return 2 + sum(len(str(k)) + 4 + _value_floor(v) for k, v in value.items())
+    return 1
+
+
 def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows: int, started: float,
                 column_types: Sequence[str | None] | None = None) -> QueryResult:
     """Build the capped, JSON-safe result; ``rows`` may hold max_rows + 1 rows (the probe row)."""

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from collections.abc import Mapping
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, fetch_rows, import_driver, iterator_fetchmany, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, ReadOnlyViolation
 from ..readonly import ensure_read_only
 from .base import Executor
@@ -68,7 +68,7 @@ class BigQueryExecutor:
             rows = job.result(timeout=max(0.001, timeout_s - (time.perf_counter() - started)), max_results=max_rows + 1)
             columns = [field.name for field in rows.schema]
             types = [field.field_type for field in rows.schema]  # STRING, INT64, NUMERIC, TIMESTAMP ...
-            values = [list(row.values()) for row in rows]
+            values = fetch_rows(iterator_fetchmany(list(row.values()) for row in rows), max_rows)
         except concurrent.futures.TimeoutError:
             self._cancel(job)
             raise QueryTimeout(timeout_message(timeout_s)) from None

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
@@ -51,7 +51,7 @@ class DatabricksExecutor:
                     cursor.execute(sql)
                     columns = [d[0] for d in cursor.description or ()]
                     types = description_types(cursor.description)
-                    rows = cursor.fetchmany(max_rows + 1)
+                    rows = fetch_rows(cursor.fetchmany, max_rows)  # measured as they arrive
                 except Exception as error:
                     if timer.fired or "STATEMENT_TIMEOUT" in str(error).upper():
                         raise QueryTimeout(timeout_message(timeout_s)) from None

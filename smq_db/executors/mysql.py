@@ -22,8 +22,8 @@ from typing import Any
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlparse
-from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, description_types, import_driver, make_result,
-                   run_retrying_stale, timeout_message)
+from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, ResultTooLarge, check_limits, description_types,
+                   fetch_rows, import_driver, make_result, run_retrying_stale, timeout_message)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from .pool import SimplePool
 from ..readonly import ensure_read_only
@@ -98,7 +98,14 @@ class MySQLExecutor:
             cursor.execute(sql)
             columns = [d[0] for d in cursor.description or ()]
             types = description_types(cursor.description, self._type_names.get)
-            rows = cursor.fetchmany(max_rows + 1)
+            try:
+                rows = fetch_rows(cursor.fetchmany, max_rows)  # unbuffered: measured as they arrive
+            except ResultTooLarge:  # rows left on the wire: stop the server, read what ends the killed query
+                self._kill_query(conn)
+                with contextlib.suppress(self._pymysql.MySQLError):
+                    cursor.close()
+                discard = not self._alive(conn)
+                raise
             killed = len(rows) > max_rows and cursor.fetchone() is not None
             if killed:
                 self._kill_query(conn)  # rows left on the wire: stop the server instead of reading them

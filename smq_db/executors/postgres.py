@@ -3,12 +3,14 @@
 The read-only lock is the server's: connections are ``read_only`` (``BEGIN READ ONLY``) with
 ``default_transaction_read_only`` on, and every query's transaction is rolled back. The timeout is
 the server's ``statement_timeout``, so a slow query is cancelled where it runs. Rows are fetched
-through a server-side cursor, so a huge result never crosses the wire: only max_rows + 1 rows are
-fetched.
+through a server-side cursor, so a huge result never crosses the wire: at most max_rows + 1 rows are
+fetched, a chunk at a time, and fetching stops once they are more JSON than the result's byte cap
+(``fetch_rows``): 10,001 rows of 1 MB no longer all reach the client first.
 
 Round trips are what a query costs beyond the database's own work (one per statement, a
-millisecond each across a data centre). A query makes two: BEGIN READ ONLY, DECLARE and the FETCH
-of max_rows + 1 rows go in one pipeline, then ROLLBACK (which also closes the cursor). Each
+millisecond each across a data centre). A query of up to 64 rows makes two: BEGIN READ ONLY, DECLARE
+and the first FETCH (64 rows) go in one pipeline, then ROLLBACK (which also closes the cursor); a
+longer answer adds a FETCH sized from the bytes per row seen so far (usually one for the rest). Each
 connection gets the usual timeout once, when it is made, and a query sets its own (in the same
 pipeline) only when it asks for another; connections are not pinged when taken from the pool: a
 connection the server dropped fails on first use and the query, being read-only, is simply run
@@ -29,6 +31,8 @@ from .base import (
     DEFAULT_TIMEOUT_S,
     QueryResult,
     check_limits,
+    fetch_rows,
+    FIRST_FETCH_ROWS,
     import_driver,
     make_result,
     run_retrying_stale,
@@ -114,6 +118,7 @@ class PostgresExecutor:
     def _run(self, query: str, max_rows: int, timeout_s: float) -> QueryResult:
         errors = self._psycopg.errors
         timeout_ms = _timeout_ms(timeout_s)
+        first = min(max_rows + 1, FIRST_FETCH_ROWS)  # more in further FETCHes, sized by the bytes seen (fetch_rows)
         try:
             with self._pool.connection(timeout=self._connect_timeout_s) as conn:
                 started = time.perf_counter()
@@ -126,10 +131,18 @@ class PostgresExecutor:
                             conn.execute("SELECT set_config('statement_timeout', %s, true)", [str(timeout_ms)])
                         # extended protocol: the server refuses a second statement smuggled into `query`
                         conn.execute(sql.SQL("DECLARE {} NO SCROLL CURSOR FOR ").format(cursor_name) + sql.SQL(query))
-                        fetched = conn.execute(sql.SQL("FETCH FORWARD {} FROM {}").format(sql.Literal(max_rows + 1), cursor_name))
+                        fetched = conn.execute(sql.SQL("FETCH FORWARD {} FROM {}").format(sql.Literal(first), cursor_name))
                     columns = [c.name for c in fetched.description or ()]
                     types = [c.type_display for c in fetched.description or ()]
-                    rows = fetched.fetchall()
+                    pending = [fetched.fetchall()]
+
+                    def fetchmany(size: int) -> list[Any]:  # the pipelined first rows, then one FETCH per chunk
+                        if pending:
+                            return pending.pop()
+                        more = conn.execute(sql.SQL("FETCH FORWARD {} FROM {}").format(sql.Literal(size), cursor_name))
+                        return more.fetchall()
+
+                    rows = fetch_rows(fetchmany, max_rows, first=first)
                 finally:
                     if not conn.closed:
                         conn.rollback()  # nothing to keep, ever

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
 from ..readonly import ensure_read_only
@@ -69,7 +69,7 @@ class SnowflakeExecutor:
                     cursor.execute(sql, timeout=max(1, math.ceil(timeout_s)))
                     columns = [d[0] for d in cursor.description or ()]
                     types = description_types(cursor.description, self._type_names.get)
-                    rows = cursor.fetchmany(max_rows + 1)
+                    rows = fetch_rows(cursor.fetchmany, max_rows)  # measured as they arrive
                 except Exception as error:
                     if timer.fired or getattr(error, "errno", None) in _TIMEOUT_ERRNOS:
                         raise QueryTimeout(timeout_message(timeout_s)) from None

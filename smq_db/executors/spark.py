@@ -20,7 +20,7 @@ from typing import Any
 
 from collections.abc import Mapping
 from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, fetch_rows, import_driver, iterator_fetchmany, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
@@ -66,7 +66,8 @@ class SparkConnectExecutor:
                     frame = session.sql(sql)
                     columns = list(frame.columns)
                     types = [t for _, t in frame.dtypes]  # Spark's type names: bigint, decimal(38,2), timestamp
-                    rows = [tuple(row) for row in frame.limit(max_rows + 1).collect()]
+                    local = frame.limit(max_rows + 1).toLocalIterator()  # rows arrive in batches, measured as they do
+                    rows = fetch_rows(iterator_fetchmany(tuple(row) for row in local), max_rows)
                 except Exception as error:
                     if timer.fired:
                         raise QueryTimeout(timeout_message(timeout_s)) from None

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, import_driver, make_result, timeout_message
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..readonly import ensure_read_only
 from .base import Executor
@@ -56,7 +56,7 @@ class TrinoExecutor:
             with CancelTimer(timeout_s, cursor.cancel) as timer:
                 try:
                     cursor.execute(sql)
-                    rows = cursor.fetchmany(max_rows + 1)
+                    rows = fetch_rows(cursor.fetchmany, max_rows)  # measured as they arrive
                     columns = [d[0] for d in cursor.description or ()]
                     types = description_types(cursor.description)
                 except exceptions.TrinoQueryError as error:

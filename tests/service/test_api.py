@@ -149,7 +149,7 @@ def test_execute_caps_rows(client: TestClient) -> None:
 
 
 def test_reload_reports_unchanged_layers(client: TestClient) -> None:
-    body = client.post("/v1/reload", headers=ADMIN).json()
+    body = client.post("/v1/reload", headers=ADMIN, json={}).json()
     assert "shop" in body["unchanged"] and body["reloaded"] == [] and "broken" in body["failed"]
 
 

@@ -215,7 +215,7 @@ def test_reload_refuses_a_billion_laughs_layer_file_and_keeps_serving(tmp_path: 
     copy_layer(root / "shop", "shop", {"backend": "duckdb", "path": str(served_duckdb)})
     with TestClient(create_app(Settings(models_dir=root, open_access=True))) as c:
         (root / "shop" / "models" / "laughs.yml").write_text(laughs(6))
-        body = c.post("/v1/reload").json()
+        body = c.post("/v1/reload", json={}).json()
         assert list(body["failed"]) == ["shop"], body
         (error,) = [e for e in body["failed"]["shop"] if e["code"] == "yaml_alias_limit"]
         assert error["location"]["file"].endswith("shop/models/laughs.yml") and error["location"]["line"] == 5

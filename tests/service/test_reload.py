@@ -51,7 +51,7 @@ def wait_for(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
 def test_broken_edit_keeps_last_good_version(client: TestClient, layer_dir: Path) -> None:
     before = client.get("/v1/databases/shop").json()["version"]
     edit(layer_dir / "shop" / "models" / "orders.yml", "agg: count", "agg: bogus")
-    body = client.post("/v1/reload").json()
+    body = client.post("/v1/reload", json={}).json()
     assert body["reloaded"] == [] and list(body["failed"]) == ["shop"]
     error = body["failed"]["shop"][0]
     assert error["location"]["file"] == "shop/models/orders.yml" and error["location"]["line"] > 1
@@ -68,7 +68,7 @@ def test_good_edit_is_served_after_reload(client: TestClient, layer_dir: Path) -
     executor_before = client.app.state.smq.registry.executor(client.app.state.smq.registry.entry("shop").layer)
     edit(layer_dir / "shop" / "models" / "orders.yml", "measures:\n", "measures:\n  - name: orderTotal\n    agg: count\n"
          "    expr: order_id\n    description: Orders again.\n")
-    body = client.post("/v1/reload").json()
+    body = client.post("/v1/reload", json={}).json()
     assert body["reloaded"] == ["shop"] and body["failed"] == {}
     rows = client.post("/v1/databases/shop/query", json={"smq": {"metrics": ["OrdersModel__orderTotal"]}}).json()["rows"]
     assert rows == [[5000]]
@@ -79,9 +79,9 @@ def test_good_edit_is_served_after_reload(client: TestClient, layer_dir: Path) -
 
 def test_removed_and_added_databases(client: TestClient, layer_dir: Path, served_duckdb: Path) -> None:
     copy_layer(layer_dir / "second", "second", {"backend": "duckdb", "path": str(served_duckdb)})
-    assert client.post("/v1/reload").json()["reloaded"] == ["second"]
+    assert client.post("/v1/reload", json={}).json()["reloaded"] == ["second"]
     shutil.rmtree(layer_dir / "second")
-    assert client.post("/v1/reload").json()["removed"] == ["second"]
+    assert client.post("/v1/reload", json={}).json()["removed"] == ["second"]
     assert client.get("/v1/databases/second").status_code == 404
 
 
@@ -118,9 +118,9 @@ def test_keys_file_is_reloaded_and_a_broken_one_keeps_the_old_keys(layer_dir: Pa
         a, b = {"Authorization": "Bearer a"}, {"Authorization": "Bearer b"}
         assert c.get("/v1/databases", headers=b).status_code == 401
         keys.write_text(keys.read_text() + f"  - name: b\n    sha256: {hash_key('b')}\n    databases: [shop]\n")
-        assert c.post("/v1/reload", headers=a).json()["keys_error"] is None
+        assert c.post("/v1/reload", headers=a, json={}).json()["keys_error"] is None
         assert c.get("/v1/databases", headers=b).status_code == 200
         keys.write_text("keys: [oops")
-        assert "not valid YAML" in c.post("/v1/reload", headers=a).json()["keys_error"]
+        assert "not valid YAML" in c.post("/v1/reload", headers=a, json={}).json()["keys_error"]
         assert c.get("/v1/databases", headers=b).status_code == 200  # the previous keys still apply
         assert c.get("/v1/ready", headers=a).json()["status"] == "degraded"

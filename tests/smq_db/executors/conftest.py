@@ -128,6 +128,26 @@ def duckdb_backend(tmp: Path) -> Backend:
     return Backend("duckdb", executor, "SELECT count(*) FROM range(1000000000000) a", raw_write)
 
 
+def duckdb_worker_backend(tmp: Path) -> Backend:
+    """DuckDB as the factory opens it: each query in a worker process under the database's memory limit."""
+    from smq_db.executors import create_executor
+    from smq_db.executors.duckdb import DuckDBExecutor
+
+    built = duckdb_backend(tmp)
+    built.executor.close()
+    path = tmp / "items.duckdb"
+    executor = create_executor({"backend": "duckdb", "path": str(path), "limits": {"workers": 2}}, base_dir=tmp)
+
+    def raw_write() -> str:  # the connection a worker opens, in this process: read-only and locked the same way
+        own = DuckDBExecutor(path)
+        try:
+            return _expect_refusal(lambda: own._db.cursor().execute("INSERT INTO items (id) VALUES (99)"))
+        finally:
+            own.close()
+
+    return Backend("duckdb", executor, built.slow_sql, raw_write)
+
+
 def postgres_backend() -> Backend:
     psycopg = pytest.importorskip("psycopg")
     from smq_db.executors.postgres import PostgresExecutor
@@ -246,7 +266,7 @@ def bigquery_backend() -> Backend:
     return Backend("bigquery", executor, slow, raw_write, still_running=still_running, fake=fake)
 
 
-BACKENDS = ["sqlite", "duckdb", "postgres", "mysql", "snowflake", "bigquery"]
+BACKENDS = ["sqlite", "duckdb", "duckdb-worker", "postgres", "mysql", "snowflake", "bigquery"]
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -257,6 +277,8 @@ def backend(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
         built = sqlite_backend(tmp_path_factory.mktemp("sqlite"))
     elif name == "duckdb":
         built = duckdb_backend(tmp_path_factory.mktemp("duckdb"))
+    elif name == "duckdb-worker":
+        built = duckdb_worker_backend(tmp_path_factory.mktemp("duckdb-worker"))
     elif name == "postgres":
         built = postgres_backend()
     elif name == "mysql":
