@@ -19,6 +19,8 @@ from .layer.load import build_layer, display_path
 from .resolve.layer_checks import check_layer_filters
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
+from .explain import plan_data, resolved_data
+from .plan.nodes import Node
 from .plan.planner import plan_query
 from .resolve.mf_names import MFNames
 from .resolve.query import SMQ, parse_smq
@@ -27,6 +29,7 @@ from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
 from .render.visitor import QueryRenderer
 from .resolve.query_resolver import QueryResolver
+from .resolve.resolved import ResolvedQuery
 
 DEFAULT_MODELS_DIR = "semantic_models"
 
@@ -103,14 +106,27 @@ class Layer:
         """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
         return self._compile_tree(parse_smq(smq), self._dialect(dialect), role)
 
+    def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> dict[str, Any]:
+        """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py)."""
+        spec, target = parse_smq(smq), self._dialect(dialect)
+        resolved, plan, tree = self._stages(spec, target, role)
+        return {"database": self.name, "dialect": target.name, "role": role, "smq": spec.as_dict(),
+                "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan),
+                "sql": tree.sql(dialect=target.name, pretty=True, copy=False)}
+
     def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None) -> exp.Query:
+        return self._stages(spec, target, role)[2]
+
+    def _stages(self, spec: SMQ, target: Dialect, role: str | None) -> tuple[ResolvedQuery, Node, exp.Query]:
+        """resolve -> plan -> render, each stage's result."""
         seen = self.visibility(role)
         try:
             names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
+            plan = plan_query(resolved, self.semantic)
             sources = self.restricted_sources(role, target.name)
             renderer = QueryRenderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
-            return target.finish(renderer.render(plan_query(resolved, self.semantic)))
+            return resolved, plan, target.finish(renderer.render(plan))
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault

@@ -32,7 +32,7 @@ from sqlglot import exp
 from ..errors import Location, QueryError
 from ..layer.model import Metric, SemanticLayer, column_name
 from .metric_filters import MetricFilterRef
-from .names import DimRef, Element, MeasureRef
+from .names import Element, MeasureRef
 
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 
 from ..dialects import DEFAULT_ENGINE
 from ..errors import Location, QueryError, nearest
-from ..layer.exprs import columns_read, parse_expression
+from ..layer.exprs import parse_expression
 from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
 from ..layer.templates import TemplateError, template_name, translate
+from .refs import DimRef
 
 if TYPE_CHECKING:
     from ..layer.joins import JoinGraph
-    from .names import DimRef
 
 EXTRACT = "extract_"
 
@@ -127,8 +127,7 @@ class MFNames:
 
     # -- resolving (once per query) --------------------------------------------------------
     def resolve(self, text: str, field: str) -> DimRef:
-        from .names import DimRef
-
+    
         segments, grain, part = split_suffix(text.split("__"), text, field)
         if segments[0] == TIME_AXIS:
             if len(segments) > 1:
@@ -167,8 +166,7 @@ class MFNames:
         """`bookings_source__listing` (an entity's key) read from another model that declares the same entity: that
         model's own key, as MetricFlow groups each input of a metric by its own model's entity (not through a join
         between two fact models, which would be ambiguous or fan out)."""
-        from .names import DimRef
-
+    
         name = ref.dimension.name
         if ref.keys or ref.route is not None or start == ref.model or name not in self.layer.models[ref.model].entities:
             return None
@@ -179,8 +177,7 @@ class MFNames:
 
     def bind(self, ref: DimRef, start: str, graph: JoinGraph, field: str) -> DimRef:
         """The reference as walked from `start` (the measure's model): its dimension and edge keys."""
-        from .names import DimRef
-
+    
         assert ref.entity_path is not None
         element = ref.dimension.name
         current, keys = start, []  # the steps walked

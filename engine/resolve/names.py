@@ -7,41 +7,12 @@ role's `hidden`) are treated exactly as unknown ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..errors import Location, QueryError, nearest
-from ..layer.model import GRAINS, TIME_AXIS, Dimension, Measure, Metric, SemanticLayer
+from ..layer.model import GRAINS, TIME_AXIS, Measure, Metric, SemanticLayer
 from .mf_names import EXTRACT, MFNames, split_suffix
+from .refs import DimRef, Element, MeasureRef
 
-
-@dataclass(frozen=True, slots=True)
-class DimRef:
-    text: str  # as written in the SMQ
-    dimension: Dimension
-    keys: tuple[str, ...]  # explicit edge keys from the measure's model; () = shortest path
-    grain: str | None
-    axis: bool = False  # `metric_time`: bound to each measure's own time dimension per aggregation (query_resolver.py)
-    date_part: str | None = None  # year, quarter, month, day, dow, doy (`__extract_year`)
-    entity_path: tuple[str, ...] | None = None  # a MetricFlow name: its entities, bound per measure's model
-    route: tuple | None = None  # a bound MetricFlow name: the join path (layer.joins.Path) it was walked along
-
-    @property
-    def model(self) -> str:
-        return self.dimension.model
-
-    @property
-    def unbound(self) -> bool:
-        """Does it still have to be bound to a measure's model (metric_time, MetricFlow names)?"""
-        return self.axis or self.entity_path is not None
-
-
-@dataclass(frozen=True, slots=True)
-class MeasureRef:
-    text: str
-    measure: Measure
-
-
-Element = DimRef | MeasureRef | Metric
+__all__ = ["DimRef", "Element", "MeasureRef", "Resolver"]
 
 
 class Resolver:

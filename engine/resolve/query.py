@@ -37,6 +37,21 @@ class SMQ:
             separators=(",", ":"),
         )
 
+    def as_dict(self) -> dict[str, Any]:
+        """The query as an SMQ object again (the keys it has), e.g. for explain."""
+        out: dict[str, Any] = {}
+        if self.metrics:
+            out["metrics"] = list(self.metrics)
+        if self.group_by:
+            out["group_by"] = list(self.group_by)
+        if self.filters:
+            out["filters"] = [f if isinstance(f, str) else f.data for f in self.filters]
+        if self.order_by:
+            out["order_by"] = [("-" if o.descending else "") + o.name for o in self.order_by]
+        if self.limit is not None:
+            out["limit"] = self.limit
+        return out
+
 
 def _err(message: str, field: str, code: str = "invalid_query", suggestions: tuple[str, ...] | list[str] = ()) -> QueryError:
     return QueryError(message, code=code, location=Location(field=field), suggestions=suggestions)
