@@ -139,7 +139,8 @@ class Toolbox:
         except EngineError as err:
             return error_outcome(err)
         self.guards.note_compiled(tree)
-        sql = tree.sql(dialect=dialect, pretty=True)
+        shown = self.layer.compile_expression(smq, dialect, self.role, shown=True) if self.layer.shows_filters(self.role) else tree
+        sql = shown.sql(dialect=dialect, pretty=True)  # a role's row filters' values named, not spelled out
         result: dict[str, Any] = {"sql": sql}
         page = paginate(tree, self.preview_rows, probe=False).run
         try:

@@ -86,45 +86,47 @@ class Layer:
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
-                *, pretty: bool = True, use_cache: bool = True) -> str:
-        """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query."""
+                *, pretty: bool = True, use_cache: bool = True, shown: bool = False) -> str:
+        """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query. `shown`: the SQL as
+        it is shown to the role (its row filters' values named, not spelled out), not as it is run."""
         spec = parse_smq(smq)
         target = self._dialect(dialect)
-        key = (spec.canonical(), target.name, role, pretty)
+        key = (spec.canonical(), target.name, role, pretty, shown)
         if use_cache:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self._compile_tree(spec, target, role).sql(dialect=target.name, pretty=pretty, copy=False)
+        sql = self._compile_tree(spec, target, role, shown).sql(dialect=target.name, pretty=pretty, copy=False)
         if use_cache:
             self._cache.put(key, sql)
         return sql
 
-    def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> exp.Query:
+    def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
+                           *, shown: bool = False) -> exp.Query:
         """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
-        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role)
+        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role, shown)
 
     def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> dict[str, Any]:
         """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py)."""
         spec, target = parse_smq(smq), self._dialect(dialect)
-        resolved, plan, tree = self._stages(spec, target, role)
+        resolved, plan, tree = self._stages(spec, target, role, shown=True)
         return {"database": self.name, "dialect": target.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan),
                 "sql": tree.sql(dialect=target.name, pretty=True, copy=False)}
 
-    def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None) -> exp.Query:
-        return self._stages(spec, target, role)[2]
+    def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> exp.Query:
+        return self._stages(spec, target, role, shown)[2]
 
-    def _stages(self, spec: SMQ, target: Dialect, role: str | None) -> tuple[ResolvedQuery, Node, exp.Query]:
+    def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> tuple[ResolvedQuery, Node, exp.Query]:
         """resolve -> plan -> render, each stage's result."""
         seen = self.visibility(role)
         try:
             names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
             plan = plan_query(resolved, self.semantic)
-            sources = self.restricted_sources(role, target.name)
+            sources = self.restricted_sources(role, target.name, shown=shown)
             renderer = QueryRenderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
             return resolved, plan, target.finish(renderer.render(plan))
         except EngineError:
@@ -132,18 +134,24 @@ class Layer:
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
             raise InternalError(f"the compiler failed on a valid-looking query: {type(exc).__name__}: {exc}") from exc
 
-    def restricted_sources(self, role: str | None, dialect: str | None = None) -> dict[str, exp.Expression]:
-        """Model name -> filtered subquery for a role's row filters (empty without filters), fenced for `dialect`."""
+    def restricted_sources(self, role: str | None, dialect: str | None = None, *, shown: bool = False) -> dict[str, exp.Expression]:
+        """Model name -> filtered subquery for a role's row filters (empty without filters), fenced for `dialect`;
+        `shown`: as the role is shown them (its filters' values named, engine/access/roles.py)."""
         if role is None:
             return {}
         target = (dialect or self.dialect).lower()
         with self._lock:
-            cached = self._sources.get((role, target))
+            cached = self._sources.get((role, target, shown))
         if cached is None:
-            cached = restricted_sources(self.semantic, self.graph, self.role(role), target)
+            cached = restricted_sources(self.semantic, self.graph, self.role(role), target, shown=shown)
             with self._lock:
-                self._sources[(role, target)] = cached
+                self._sources[(role, target, shown)] = cached
         return cached
+
+    def shows_filters(self, role: str | None) -> bool:
+        """Whether the SQL shown to this role differs from the SQL run: its row filters' values are named, not shown."""
+        found = self.role(role)
+        return found is not None and bool(found.row_filters) and not found.show_filters
 
     def _dialect(self, dialect: str | None) -> Dialect:
         target = (dialect or self.dialect).lower()

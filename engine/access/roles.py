@@ -87,7 +87,7 @@ def fence(query: exp.Select, dialect: str | None) -> exp.Select:
 
 
 def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None, dialect: str | None = None,
-                       schema: tuple[str, ...] = (), raw: bool = False) -> dict[str, exp.Expression]:
+                       schema: tuple[str, ...] = (), raw: bool = False, shown: bool = False) -> dict[str, exp.Expression]:
     """Model name -> the subquery standing in for its table under a role.
 
     Row-filtered models read `... WHERE filter`; models with hidden dimensions expose only the
@@ -95,7 +95,8 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
     hidden column, not even through `SELECT *`. For raw SQL (`raw`) a key or entity column that a
     hidden dimension reads is left out too: the compiler only joins on it, a caller would read it.
     `dialect` picks the fence; `schema` qualifies the subquery's unqualified tables (raw SQL: a
-    caller's CTE must not stand in for one of them).
+    caller's CTE must not stand in for one of them). `shown`: the subqueries as the role's SQL is shown to it, each
+    value of its row filters a named parameter (`:de_analyst_value_1`) unless the role says `show_filters: true`.
     """
     if role is None or (not role.row_filters and not role.hidden):
         return {}
@@ -126,12 +127,30 @@ def restricted_sources(layer: SemanticLayer, graph: JoinGraph, role: Role | None
                 query = query.join(exp.Join(this=target, on=on, kind="INNER"), copy=False)
                 parent = alias
             refs = dict(f.refs)
-            conditions.append(exp.Paren(this=substitute(f.node, lambda ref_name, parent=parent, refs=refs: wrap(  # type: ignore[misc]
-                qualify(refs[ref_name].dimension.node, parent)))))
+            condition = substitute(f.node, lambda ref_name, parent=parent, refs=refs: wrap(  # type: ignore[misc]
+                qualify(refs[ref_name].dimension.node, parent)))
+            if shown and not role.show_filters:
+                condition = _named_values(condition, role.name, n)
+            conditions.append(exp.Paren(this=condition))
         if conditions:
             query = query.where(*conditions, copy=False)
         out[name] = exp.Subquery(this=fence(query, dialect))
     return out
+
+
+def _named_values(condition: exp.Expression, role: str, index: int) -> exp.Expression:
+    """A row filter as its role is shown it: every value a named parameter (`:de_analyst_filter1_value1`), the columns
+    compared kept: the role learns which rows it sees, not the thresholds and codes that choose them."""
+    count = 0
+
+    def name(node: exp.Expression) -> exp.Expression:
+        nonlocal count
+        if isinstance(node, (exp.Literal, exp.Boolean)) or (isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal)):
+            count += 1
+            return exp.Placeholder(this=f"{role}_filter{index + 1}_value{count}")
+        return node
+
+    return condition.transform(name, copy=False)
 
 
 def _qualified_table(source: exp.Expression, schema: tuple[str, ...]) -> exp.Expression:

@@ -26,7 +26,7 @@ from .model import (
 )
 from .reader import NAME_RULE, _kind, display_path
 from .yamlpos import YMap, YSeq, where
-from .vocab import check_non_additive
+from .vocab import _flag, check_non_additive
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache")
 RAW_SQL_KEYS = ("functions", "table_functions")
@@ -401,7 +401,7 @@ class _Reader(ElementReader):
                 continue
             if not hasattr(body_map, "pos"):
                 body_map.pos, body_map.key_pos, body_map.value_pos = roles_map.key_pos[role_name], {}, {}
-            self.known_keys(body_map, ("row_filters", "hidden", "description"), file, field)
+            self.known_keys(body_map, ("row_filters", "hidden", "description", "show_filters"), file, field)
             filters = self.string_list(body_map, "row_filters", file, field)
             nodes = []
             for text, loc in filters:
@@ -411,7 +411,8 @@ class _Reader(ElementReader):
                     self.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
             hidden = self.string_list(body_map, "hidden", file, field)
             out[role_name] = Role(role_name, tuple(t for t, _ in filters), tuple(nodes), tuple(h for h, _ in hidden),
-                                  where(file, roles_map, role_name, field=field, at_key=True))
+                                  where(file, roles_map, role_name, field=field, at_key=True),
+                                  show_filters=_flag(self, body_map, "show_filters", file, field))
         return out
 
 

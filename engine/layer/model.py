@@ -335,6 +335,8 @@ class Role:
     row_filter_nodes: tuple[exp.Expression, ...]
     hidden: tuple[str, ...]
     location: Location
+    # the role's SQL shown with its row filters' values spelled out (by default they are named, not shown)
+    show_filters: bool = False
 
 
 @dataclass(frozen=True, slots=True)
