@@ -14,6 +14,7 @@ from sqlglot import exp
 from .access.lineage import Visibility, visibility
 from .access.roles import restricted_sources
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
+from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
 from .resolve.layer_checks import check_layer_filters
@@ -184,16 +185,28 @@ class Layer:
                     for d in model.dimensions.values() if d.qualified_name not in hidden
                 ],
                 "measures": [
-                    {"name": m.qualified_name, "agg": m.agg, "description": m.description}
+                    {"name": m.qualified_name, "agg": m.agg, "description": m.description,
+                     **self._format_entry(m.qualified_name)}
                     for m in model.measures.values() if m.qualified_name not in hidden
                 ],
                 "metrics": [
                     {"name": self.semantic.metrics[n].name, "type": self.semantic.metrics[n].type,
-                     "description": self.semantic.metrics[n].description}
+                     "description": self.semantic.metrics[n].description, **self._format_entry(n)}
                     for n in model.metric_names if n not in hidden
                 ],
             })
         return {"models": out}
+
+    def element_format(self, name: str) -> dict[str, Any] | None:
+        """How a front end shows a measure's or metric's numbers ({type, currency?, decimals?}), or None:
+        its `format:`, else (a simple or cumulative metric) its measure's."""
+        found = element_format(self.semantic, name)
+        return found.as_dict() if found is not None else None
+
+    def _format_entry(self, name: str) -> dict[str, Any]:
+        """A measure's or metric's listing extras: `additive` (its groups add up: a chart may stack them), `format`."""
+        found = self.element_format(name)
+        return {"additive": is_additive(self.semantic, name), **({"format": found} if found is not None else {})}
 
     def model_list(self) -> list[dict[str, str]]:
         """Every model with its description: the agent's starting context."""

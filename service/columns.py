@@ -33,6 +33,14 @@ _DIMENSION_TYPES: dict[str, SemanticType] = {"string": "string", "number": "numb
                                              "date": "time", "timestamp": "time"}
 
 
+class NumberFormat(BaseModel):
+    """A measure's or metric's `format:` (docs/semantic-layer.md#number-formats)."""
+
+    type: Literal["number", "currency", "percent"] = Field(description="percent: the values are fractions (0.05 is 5%)")
+    currency: str | None = Field(None, description="ISO 4217 code of a currency format, e.g. EUR")
+    decimals: int | None = Field(None, description="digits after the point; null: the front end's choice")
+
+
 class ResultColumn(BaseModel):
     """One column of an answer, in the order of `columns`."""
 
@@ -47,6 +55,8 @@ class ResultColumn(BaseModel):
     element: str | None = Field(description="the layer element the column comes from: Model__dimension, "
                                             "Model__measure or a metric name; null for raw SQL")
     element_kind: ElementKind | None = Field(None, description="dimension, measure or metric; null for raw SQL")
+    format: NumberFormat | None = Field(None, description="how to show a measure's or metric's numbers (its `format:` "
+                                                          "in the layer); null when the layer gives none")
 
 
 @functools.lru_cache(maxsize=4096)  # a database has few distinct types; parsing one costs ~0.1 ms
@@ -85,7 +95,8 @@ def raw_columns(columns: Sequence[str], db_types: Sequence[str | None] | None, d
     for i, name in enumerate(columns):
         db_type = db_types[i] if db_types is not None else None
         kind, grain = semantic_type(db_type, dialect)
-        out.append({"name": name, "type": kind, "grain": grain, "db_type": db_type, "element": None, "element_kind": None})
+        out.append({"name": name, "type": kind, "grain": grain, "db_type": db_type, "element": None, "element_kind": None,
+                    "format": None})
     return out
 
 
@@ -126,6 +137,9 @@ def _elements(layer: Layer, smq: Mapping[str, Any], hidden: frozenset[str]) -> d
         out[text] = _element_column(resolver.dimension(text, f"group_by[{i}]"))
     for i, text in enumerate(spec.metrics):
         out[text] = _element_column(resolver.metric(text, f"metrics[{i}]"))
+        shown = layer.element_format(out[text]["element"])
+        if shown is not None:  # every key of NumberFormat, as the documented model has them
+            out[text]["format"] = {"type": shown["type"], "currency": shown.get("currency"), "decimals": shown.get("decimals")}
     if key is not None:
         _ELEMENTS.put(key, out)
     return out

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from ..errors import nearest
 from .conversion import CONVERSION_KEYS, read_conversion
+from .formats import read_format
 from .exprs import ExprError, parse_filter_expression
 from .inputs import read_input
 from ..errors import Location
@@ -29,9 +30,9 @@ from .yamlpos import YMap, YSeq, where
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 DIMENSION_KEYS = ("name", "type", "description", "expr", "time_granularity")
-MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", *MEASURE_VOCAB_KEYS)
+MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
-    "name", "type", "description", "measure", "filters", "numerator", "denominator", "expr",
+    "name", "type", "description", "format", "measure", "filters", "numerator", "denominator", "expr",
     "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS, *CONVERSION_KEYS, "period_agg", "periods",
 )
 ENTITY_KEYS = ("name", "type", "expr", "description")
@@ -113,6 +114,7 @@ class ElementReader(BaseReader):
             self.errors.add(f"{field}: missing 'expr' (only agg: count may omit it, meaning COUNT(*))", where(file, node, field=field), code="missing_key")
             return None
         params = measure_params(self, node, agg, file, field)
+        params["format"] = read_format(self, node, file, field)
         if name is None:
             return None
         time_dimension = self.text(node, "time_dimension", file, field) or None
@@ -262,6 +264,7 @@ class ElementReader(BaseReader):
                 else:
                     fields["grain_to_date"] = grain
         fields.update(metric_params(self, node, kind, file, field))
+        fields["format"] = read_format(self, node, file, field)
         grain_text = self.text(node, "time_grain", file, field).lower()
         if grain_text:
             if grain_text not in GRAINS:

@@ -73,6 +73,30 @@ class Dimension:
         return self.type in TIME_TYPES
 
 
+FORMAT_TYPES = ("number", "currency", "percent")  # a measure's or metric's `format: {type: ...}`
+
+
+@dataclass(frozen=True, slots=True)
+class ValueFormat:
+    """How a front end shows a measure's or metric's numbers (`format:` in the YAML; engine/layer/formats.py).
+
+    percent: the values are fractions (0.05 shows as 5%); currency: an ISO 4217 code (EUR); decimals: the
+    digits after the point (None: the front end's choice)."""
+
+    type: str  # one of FORMAT_TYPES
+    currency: str | None = None
+    decimals: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The listing's form: only the keys that are set."""
+        out: dict[str, Any] = {"type": self.type}
+        if self.currency is not None:
+            out["currency"] = self.currency
+        if self.decimals is not None:
+            out["decimals"] = self.decimals
+        return out
+
+
 @dataclass(frozen=True, slots=True)
 class Measure:
     model: str
@@ -88,6 +112,7 @@ class Measure:
     discrete: bool = False
     approximate: bool = False
     non_additive: NonAdditive | None = None  # semi-additive (engine/render/semi_additive.py)
+    format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
 
     @property
     def qualified_name(self) -> str:
@@ -218,6 +243,7 @@ class Metric:
     input_specs: tuple[MetricInput, ...] = ()  # ratio sides / derived `inputs:` (filters, aliases, offsets)
     conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py
     filter_locations: tuple[Location, ...] = field(default=(), compare=False)  # each of `filters`', for messages
+    format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""

@@ -1,4 +1,4 @@
-"""The JSON schema of one SMQ filter: an SQL string, or a structured filter (`engine.smq.structured`).
+"""The JSON schema of one SMQ filter: an SQL string, or a structured filter (`engine.resolve.structured`).
 
 One definition for every place that declares filters to a client: the OpenAPI document of the REST
 service (`service/routes/smq_schema.py`) and the tool schemas the agent and MCP offer models

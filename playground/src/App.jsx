@@ -1,16 +1,18 @@
-// The playground: a database picker and API key (header), the layer's catalog (side), and four views
-// (main): the query builder with SQL, rows and chart; the SMQ as JSON; the join graph; the agent.
-// The database, view, dialect and query live in the URL hash, so a URL shares the query.
+// The playground: a database picker, saved views and API key (header), the layer's catalog (side), and
+// four views (main): the query builder with SQL, rows and charts; the SMQ as JSON; the join graph; the agent.
+// The database, view, dialect, chart type and query live in the URL hash, so a URL shares the view, and
+// a saved view is such a hash (kept in localStorage, listed in the header).
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api, getKey, setKey } from './api.js';
 import { Ask } from './Ask.jsx';
-import { Builder } from './Builder.jsx';
+import { Builder, splitGrain } from './Builder.jsx';
 import { Catalog } from './Catalog.jsx';
 import { Chart } from './Chart.jsx';
 import { JoinGraph } from './JoinGraph.jsx';
 import { JsonEditor } from './JsonEditor.jsx';
 import { Table } from './Table.jsx';
-import { cleanSmq, emptySmq, readHash, writeHash } from './smq.js';
+import { SavedViews } from './SavedViews.jsx';
+import { cleanSmq, emptySmq, readHash, viewHash, writeHash } from './smq.js';
 
 const DIALECTS = ['duckdb', 'postgres', 'mysql', 'sqlite', 'snowflake', 'bigquery', 'trino'];
 const TABS = [['query', 'Query'], ['json', 'JSON'], ['graph', 'Join graph'], ['ask', 'Ask the agent']];
@@ -69,7 +71,10 @@ export function App() {
   const [tab, setTab] = useState(TABS.some(([id]) => id === initial.tab) ? initial.tab : 'query');
   const [compiled, setCompiled] = useState({ sql: '', errors: [], pending: false });
   const [result, setResult] = useState(null);
-  const [filterPreset, setFilterPreset] = useState('');
+  const [filterPreset, setFilterPreset] = useState(null);
+  const [chart, setChart] = useState(initial.chart || 'auto');
+  const [groupOptions, setGroupOptions] = useState(null);
+  const [pathChoice, setPathChoice] = useState(null);
   const runId = useRef(0);
 
   useEffect(() => {
@@ -87,12 +92,38 @@ export function App() {
     api.elements(db).then((r) => setModels(r.models)).catch(setFatal);
   }, [db, keyVersion]);
 
-  useEffect(() => writeHash({ db, smq, dialect, tab }), [db, smq, dialect, tab]);
+  useEffect(() => writeHash({ db, smq, dialect, tab, chart }), [db, smq, dialect, tab, chart]);
+  useEffect(() => {
+    // a saved view (or a pasted link) opens in place
+    const open = () => {
+      const view = readHash();
+      if (view.db) setDb(view.db);
+      setSmq(view.smq || emptySmq());
+      setDialect(view.dialect || '');
+      setTab(TABS.some(([id]) => id === view.tab) ? view.tab : 'query');
+      setChart(view.chart || 'auto');
+    };
+    window.addEventListener('hashchange', open);
+    return () => window.removeEventListener('hashchange', open);
+  }, []);
 
   const catalog = useMemo(() => ({
     dimensions: models.flatMap((m) => m.dimensions || []),
     measures: [...models.flatMap((m) => m.metrics || []), ...models.flatMap((m) => m.measures || [])],
   }), [models]);
+  // name -> element (format, additive, type), for the charts
+  const elements = useMemo(() => Object.fromEntries([...catalog.dimensions, ...catalog.measures].map((e) => [e.name, e])), [catalog]);
+
+  // the spellings each dimension may take as a group-by next to the metrics (join paths where needed)
+  const metricsKey = JSON.stringify(smq.metrics);
+  const settledMetrics = useDebounced(`${db}|${metricsKey}`, 250);
+  useEffect(() => {
+    if (!db) return undefined;
+    let live = true;
+    api.groupByOptions(db, smq.metrics).then((r) => live && setGroupOptions(r.dimensions)).catch(() => live && setGroupOptions(null));
+    return () => { live = false; };
+  }, [settledMetrics, keyVersion]);
+  const options = groupOptions || catalog.dimensions.map((d) => ({ name: d.name, type: d.type, status: 'ok', options: [{ spelling: d.name, via: [] }] }));
 
   const clean = JSON.stringify(cleanSmq(smq));
   const settled = useDebounced(`${db}|${dialect}|${clean}`, 250);
@@ -111,7 +142,7 @@ export function App() {
       if (id !== runId.current) return;
       setCompiled({ sql: r.sql, dialect: r.dialect, errors: [], pending: false });
       return api.query(name, query, ROW_CAP).then((rows) => {
-        if (id === runId.current) setResult({ ...rows, groupCount: (query.group_by || []).length, error: null });
+        if (id === runId.current) setResult({ ...rows, groupCount: (query.group_by || []).length, filterCount: (query.filters || []).length, error: null });
       });
     }).catch((err) => {
       if (id !== runId.current) return;
@@ -122,10 +153,25 @@ export function App() {
 
   const onAdd = (kind, name) => {
     if (kind === 'metric' && !smq.metrics.includes(name)) setSmq({ ...smq, metrics: [...smq.metrics, name] });
-    if (kind === 'group_by' && !smq.group_by.includes(name)) setSmq({ ...smq, group_by: [...smq.group_by, name] });
-    if (kind === 'filter') setFilterPreset(name);
+    if (kind === 'group_by') {
+      const found = options.find((d) => d.name === name);
+      if (found?.status === 'ambiguous') setPathChoice({ name, options: found.options });  // whose country?
+      else if (!smq.group_by.includes(name)) setSmq({ ...smq, group_by: [...smq.group_by, name] });
+    }
+    if (kind === 'filter') setFilterPreset({ name, at: Date.now() });
     if (tab !== 'query' && tab !== 'json') setTab('query');
   };
+
+  // the time grain of a time axis (the first group-by), changed next to the chart
+  const grainControl = useMemo(() => {
+    const first = smq.group_by[0];
+    if (!first) return null;
+    const [base, grain] = splitGrain(first, catalog.dimensions);
+    const dim = catalog.dimensions.find((d) => d.name === base.split('.').pop());
+    if (!dim?.grains?.length) return null;
+    return { value: grain, grains: dim.grains,
+      onChange: (g) => setSmq({ ...smq, group_by: smq.group_by.map((x, j) => (j === 0 ? (g ? `${base}__${g}` : base) : x)) }) };
+  }, [smq, catalog]);
 
   return (
     <div class="app">
@@ -133,11 +179,13 @@ export function App() {
         <h1>SMQ playground</h1>
         <div class="db-pick">
           <label for="database">Database</label>
-          <select id="database" value={db} onChange={(e) => { setDb(e.currentTarget.value); setSmq(emptySmq()); setDialect(''); }}>
+          <select id="database" value={db} onChange={(e) => { setDb(e.currentTarget.value); setSmq(emptySmq()); setDialect(''); setGroupOptions(null); }}>
             {(databases || []).map((d) => <option key={d.name} value={d.name}>{d.name} ({d.dialect}, {d.status})</option>)}
           </select>
         </div>
+        <SavedViews current={viewHash({ db, smq, dialect, tab, chart })} />
         <KeyField onChange={() => setKeyVersion((v) => v + 1)} />
+        {/* the spot for the SQL API's connection string (service/pgwire): a component of its own beside the key */}
         <a href="/docs" class="docs-link">API docs</a>
       </header>
       {fatal && (
@@ -154,7 +202,8 @@ export function App() {
         <main class="main" id="main">
           <Tabs tab={tab} setTab={setTab} />
           <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} class="panel">
-            {tab === 'query' && <Builder db={db} smq={smq} setSmq={setSmq} catalog={catalog} errors={compiled.errors} filterPreset={filterPreset} />}
+            {tab === 'query' && <Builder db={db} smq={smq} setSmq={setSmq} catalog={catalog} errors={compiled.errors} filterPreset={filterPreset}
+              groupOptions={options} pathChoice={pathChoice} setPathChoice={setPathChoice} />}
             {tab === 'json' && <JsonEditor smq={smq} setSmq={setSmq} errors={compiled.errors} />}
             {tab === 'graph' && db && <JoinGraph db={db} />}
             {tab === 'ask' && db && <Ask db={db} />}
@@ -163,9 +212,10 @@ export function App() {
             <section class="results" aria-label="Results">
               {result && (
                 <>
-                  <Chart columns={result.columns} rows={result.rows} groupCount={result.groupCount} />
+                  <Chart result={result} elements={elements} choice={chart} onChoice={setChart} grain={grainControl} />
                   {result.truncated && <p class="hint">Only the first {result.rows.length} rows are shown (set a limit).</p>}
-                  <Table columns={result.columns} rows={result.rows} caption="Query rows" fileName={`${db}-query.csv`} />
+                  {!result.rows.length && result.filterCount > 0 && <p class="hint" role="status">No row matches the filters (a value that no row has is marked at its filter).</p>}
+                  <Table columns={result.columns} rows={result.rows} fields={result.fields} caption="Query rows" fileName={`${db}-query.csv`} />
                 </>
               )}
               <div class="sql-head">

@@ -1,16 +1,19 @@
-// Build an SMQ by clicking: metrics, group-bys with a grain, filters (the value picker lists the
-// column's values from a group-by-only query), order and limit. Errors of the last compile are shown
-// beside the field their `location.field` names (metrics[0], filters[1], ...).
-import { useEffect, useState } from 'preact/hooks';
-import { api } from './api.js';
-import { filterElement } from './smq.js';
+// Build an SMQ by clicking: metrics, group-bys with a grain, filters (Filters.jsx: every structured
+// operator, values from the data), order and limit. The group-by list offers only spellings that compile
+// next to the chosen metrics (POST /group-by-options): an ambiguous dimension (a customer's or a
+// supplier's country) is offered once per join path, never by its plain name. Errors of the last compile
+// are shown beside the field their `location.field` names (metrics[0], filters[1], ...).
+import { NewFilter, StructuredFilter, TextFilter } from './Filters.jsx';
+import { sentIndex } from './smq.js';
 
-const GRAINS = ['day', 'week', 'month', 'quarter', 'year'];
-const OPERATORS = ['=', '!=', '>', '>=', '<', '<='];
+export const GRAINS = ['day', 'week', 'month', 'quarter', 'year'];
 
 /** The errors of one field; each suggestion is a button that puts it in place (`fix`). */
-function FieldErrors({ errors, field, fix }) {
-  const mine = errors.filter((e) => (e.location?.field || '') === field);
+function FieldErrors({ errors, field, fix, prefix = false }) {
+  const mine = field === null ? [] : errors.filter((e) => {
+    const at = e.location?.field || '';
+    return at === field || (prefix && at.startsWith(`${field}.`));
+  });
   if (!mine.length) return null;
   return (
     <div class="field-error" role="alert">
@@ -36,102 +39,55 @@ function fixFilter(filter, suggestion, error) {
   return bad && filter.includes(bad) ? filter.replace(bad, suggestion) : filter;
 }
 
-function literal(value, type) {
-  if (type === 'number' && value !== '' && !Number.isNaN(Number(value))) return String(value);
-  if (type === 'boolean' && /^(true|false)$/i.test(value)) return value.toUpperCase();
-  return `'${String(value).replace(/'/g, "''")}'`;
-}
+/** A join path's spelling shown with the models it walks. */
+const via = (option) => (option.via.length > 2 ? ` via ${option.via.slice(1, -1).join(' › ')}` : '');
 
-/** Values of a dimension, most useful first: a group-by-only SMQ over the public /query route. */
-function useValues(db, element) {
-  const [state, setState] = useState({ element: null, values: [], error: null });
-  useEffect(() => {
-    if (!db || !element) return;
-    let live = true;
-    api.query(db, { group_by: [element], limit: 200 }, 200)
-      .then((r) => live && setState({ element, values: r.rows.map((row) => row[0]).filter((v) => v !== null), error: null }))
-      .catch((err) => live && setState({ element, values: [], error: err.message }));
-    return () => { live = false; };
-  }, [db, element]);
-  return state.element === element ? state : { values: [], error: null };
-}
-
-function FilterRow({ db, index, filter, dimensions, errors, onChange, onRemove }) {
-  const element = filterElement(filter);
-  const dim = dimensions.find((d) => d.name === element);
-  const { values } = useValues(db, dim ? element : null);
-  const id = `filter-${index}`;
+/** Choose the join path of an ambiguous dimension (asked when it is added from the catalog). */
+export function PathChoice({ choice, onPick, onCancel }) {
   return (
-    <li class="row-item">
-      <div class="row-controls">
-        <label class="sr-only" for={id}>Filter {index + 1} expression</label>
-        <input id={id} class="mono grow" value={filter} spellcheck={false}
-          aria-invalid={errors.some((e) => e.location?.field === `filters[${index}]`)}
-          onChange={(e) => onChange(e.currentTarget.value)} />
-        {values.length > 0 && (
-          <>
-            <label class="sr-only" for={`${id}-value`}>Value for {element}</label>
-            <select id={`${id}-value`} value="" onChange={(e) => {
-              const v = e.currentTarget.value;
-              if (v) onChange(`${element} = ${literal(v, dim.type)}`);
-            }}>
-              <option value="">pick a value…</option>
-              {values.map((v) => <option key={String(v)} value={String(v)}>{String(v)}</option>)}
-            </select>
-          </>
-        )}
-        <button type="button" class="icon" aria-label={`Remove filter ${index + 1}`} onClick={onRemove}>×</button>
-      </div>
-      <FieldErrors errors={errors} field={`filters[${index}]`} fix={(v, e) => onChange(fixFilter(filter, v, e))} />
-    </li>
+    <div class="path-choice" role="group" aria-label={`Join path for ${choice.name}`}>
+      <p><strong>{choice.name}</strong> is reached by {choice.options.length} join paths next to these metrics: whose is it?</p>
+      <ul class="rows">
+        {choice.options.map((o) => (
+          <li key={o.spelling}><button type="button" class="suggestion" onClick={() => onPick(o.spelling)}>{o.spelling}</button>
+            <span class="hint"> {o.via.join(' › ')}</span></li>
+        ))}
+      </ul>
+      <button type="button" onClick={onCancel}>Cancel</button>
+    </div>
   );
 }
 
-function NewFilter({ db, dimensions, onAdd, preset }) {
-  const [element, setElement] = useState(preset || '');
-  const [op, setOp] = useState('=');
-  const [value, setValue] = useState('');
-  useEffect(() => { if (preset) setElement(preset); }, [preset]);
-  const dim = dimensions.find((d) => d.name === element);
-  const { values } = useValues(db, dim ? element : null);
-  const add = (e) => {
-    e.preventDefault();
-    if (!element || value === '') return;
-    onAdd(`${element} ${op} ${literal(value, dim?.type)}`);
-    setValue('');
-  };
-  return (
-    <form class="row-controls new-filter" onSubmit={add} aria-label="New filter">
-      <label class="sr-only" for="nf-element">Filter element</label>
-      <select id="nf-element" value={element} onChange={(e) => setElement(e.currentTarget.value)}>
-        <option value="">element…</option>
-        {dimensions.map((d) => <option key={d.name} value={d.name}>{d.name}</option>)}
-      </select>
-      <label class="sr-only" for="nf-op">Operator</label>
-      <select id="nf-op" value={op} onChange={(e) => setOp(e.currentTarget.value)}>
-        {OPERATORS.map((o) => <option key={o}>{o}</option>)}
-      </select>
-      <label class="sr-only" for="nf-value">Filter value</label>
-      <input id="nf-value" list="nf-values" value={value} placeholder="value" onInput={(e) => setValue(e.currentTarget.value)} />
-      <datalist id="nf-values">{values.map((v) => <option key={String(v)} value={String(v)} />)}</datalist>
-      <button type="submit" disabled={!element || value === ''}>Add filter</button>
-    </form>
-  );
-}
-
-function splitGrain(name, dims) {
-  if (dims.some((d) => d.name === name)) return [name, ''];
+/** [the group-by without its grain, the grain] (a join path's dimension is looked up by its element). */
+export function splitGrain(name, dims) {
+  const known = (n) => dims.some((d) => d.name === n.split('.').pop());
+  if (known(name)) return [name, ''];
   const cut = name.lastIndexOf('__');
   const base = name.slice(0, cut);
   const grain = name.slice(cut + 2);
-  return GRAINS.includes(grain) && dims.some((d) => d.name === base) ? [base, grain] : [name, ''];
+  return GRAINS.includes(grain) && known(base) ? [base, grain] : [name, ''];
 }
 
-export function Builder({ db, smq, setSmq, catalog, errors, filterPreset }) {
+function GroupOptions({ options }) {
+  return options.map((d) => {
+    if (d.status === 'ambiguous') {
+      return (
+        <optgroup key={d.name} label={`${d.name}: whose? pick a join path`}>
+          {d.options.map((o) => <option key={o.spelling} value={o.spelling}>{d.name}{via(o)}</option>)}
+        </optgroup>
+      );
+    }
+    if (d.status === 'unusable') return <option key={d.name} value="" disabled title={d.message}>{d.name} (not with these metrics)</option>;
+    return <option key={d.name} value={d.name}>{d.name}</option>;
+  });
+}
+
+export function Builder({ db, smq, setSmq, catalog, errors, filterPreset, groupOptions, pathChoice, setPathChoice }) {
   const { dimensions, measures } = catalog;
+  const filterable = [...dimensions.map((d) => ({ ...d, kind: 'dimension' })), ...measures.map((m) => ({ ...m, kind: 'measure' }))];
   const update = (key, value) => setSmq({ ...smq, [key]: value });
   const outputs = [...smq.group_by, ...smq.metrics];
-  const unplaced = errors.filter((e) => !/^(metrics|group_by|filters|order_by)\[\d+\]$|^limit$/.test(e.location?.field || ''));
+  const unplaced = errors.filter((e) => !/^(metrics|group_by|order_by)\[\d+\]$|^filters\[\d+\](\..*)?$|^limit$/.test(e.location?.field || ''));
   return (
     <form class="builder" aria-label="Query builder" onSubmit={(e) => e.preventDefault()}>
       {unplaced.length > 0 && (
@@ -168,7 +124,7 @@ export function Builder({ db, smq, setSmq, catalog, errors, filterPreset }) {
         <ul class="rows">
           {smq.group_by.map((g, i) => {
             const [base, grain] = splitGrain(g, dimensions);
-            const dim = dimensions.find((d) => d.name === base);
+            const dim = dimensions.find((d) => d.name === base.split('.').pop());
             return (
               <li key={`${g}-${i}`} class="row-item">
                 <div class="row-controls"><code class="grow">{base}</code>
@@ -198,20 +154,37 @@ export function Builder({ db, smq, setSmq, catalog, errors, filterPreset }) {
           if (v && !smq.group_by.includes(v)) update('group_by', [...smq.group_by, v]);
         }}>
           <option value="">+ group by a dimension…</option>
-          {dimensions.map((d) => <option key={d.name} value={d.name}>{d.name}</option>)}
+          <GroupOptions options={groupOptions} />
         </select>
+        {pathChoice && <PathChoice choice={pathChoice} onCancel={() => setPathChoice(null)} onPick={(v) => {
+          setPathChoice(null);
+          if (!smq.group_by.includes(v)) update('group_by', [...smq.group_by, v]);
+        }} />}
       </fieldset>
 
       <fieldset>
         <legend>Filters</legend>
         <ul class="rows">
-          {smq.filters.map((f, i) => (
-            <FilterRow key={i} db={db} index={i} filter={f} dimensions={dimensions} errors={errors}
-              onChange={(v) => update('filters', smq.filters.map((x, j) => (j === i ? v : x)))}
-              onRemove={() => update('filters', smq.filters.filter((_, j) => j !== i))} />
-          ))}
+          {smq.filters.map((f, i) => {
+            const sent = sentIndex(smq.filters, i);
+            const field = sent === null ? null : `filters[${sent}]`;
+            const props = {
+              db, index: i, filter: f, key: i,
+              onChange: (v) => update('filters', smq.filters.map((x, j) => (j === i ? v : x))),
+              onRemove: () => update('filters', smq.filters.filter((_, j) => j !== i)),
+            };
+            const fieldErrors = <FieldErrors errors={errors} field={field} prefix fix={typeof f === 'string' ? (v, e) => props.onChange(fixFilter(f, v, e)) : (v, e) => {
+              const at = (e.location?.field || '').split('.').pop();
+              props.onChange(at === 'member' || at === 'operator' ? { ...f, [at]: v } : f);
+            }} />;
+            if (typeof f === 'string') {
+              return <TextFilter {...props} invalid={errors.some((e) => field && (e.location?.field || '').startsWith(field))}>{fieldErrors}</TextFilter>;
+            }
+            const member = String(f.member || '').split('.').pop();
+            return <StructuredFilter {...props} element={filterable.find((e) => e.name === member)}>{fieldErrors}</StructuredFilter>;
+          })}
         </ul>
-        <NewFilter db={db} dimensions={dimensions} preset={filterPreset} onAdd={(f) => update('filters', [...smq.filters, f])} />
+        <NewFilter db={db} elements={filterable} preset={filterPreset} onAdd={(f) => update('filters', [...smq.filters, f])} />
       </fieldset>
 
       <fieldset>

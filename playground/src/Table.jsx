@@ -1,5 +1,7 @@
-// Rows, sortable by any column (click or Enter on its header) and paged; CSV of all rows, made here.
+// Rows, sortable by any column (click or Enter on its header) and paged, numbers formatted as the layer
+// says (the cell's data-value keeps the raw value); CSV of all rows (raw values), made here.
 import { useEffect, useMemo, useState } from 'preact/hooks';
+import { formatter } from './format.js';
 import { toCsv } from './smq.js';
 
 const PAGE = 25;
@@ -12,7 +14,9 @@ function compare(a, b) {
   return String(a).localeCompare(String(b), undefined, { numeric: true });
 }
 
-const show = (v) => (v === null || v === undefined ? '∅' : typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 4 }) : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const plain = formatter(null, 4);
+const show = (v, format) => (v === null || v === undefined ? '∅' : typeof v === 'number' ? (format ? format(v) : plain(v))
+  : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 export function download(name, columns, rows) {
   const blob = new Blob([toCsv(columns, rows)], { type: 'text/csv;charset=utf-8' });
@@ -26,7 +30,9 @@ export function download(name, columns, rows) {
   setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
-export function Table({ columns, rows, caption, fileName = 'result.csv' }) {
+/** `fields` (the answer's typed columns) give each number column its format: EUR, %, decimals. */
+export function Table({ columns, rows, caption, fileName = 'result.csv', fields = [] }) {
+  const formats = useMemo(() => columns.map((_, i) => (fields[i]?.format ? formatter(fields[i].format) : null)), [columns, fields]);
   const [sort, setSort] = useState({ column: null, desc: false });
   const [page, setPage] = useState(0);
   useEffect(() => { setPage(0); setSort({ column: null, desc: false }); }, [columns, rows]);
@@ -65,7 +71,7 @@ export function Table({ columns, rows, caption, fileName = 'result.csv' }) {
             ))}</tr>
           </thead>
           <tbody>
-            {shown.map((r, k) => <tr key={k}>{r.map((v, i) => <td key={i} class={typeof v === 'number' ? 'num' : ''} data-value={JSON.stringify(v ?? null)}>{show(v)}</td>)}</tr>)}
+            {shown.map((r, k) => <tr key={k}>{r.map((v, i) => <td key={i} class={typeof v === 'number' ? 'num' : ''} data-value={JSON.stringify(v ?? null)}>{show(v, formats[i])}</td>)}</tr>)}
           </tbody>
         </table>
       </div>

@@ -53,6 +53,8 @@ export const api = {
   elements: (name) => call('POST', `${db(name)}/elements`, {}),
   compile: (name, smq, dialect) => call('POST', `${db(name)}/compile`, { smq, ...(dialect ? { dialect } : {}), preview: false }),
   query: (name, smq, limit, offset = 0) => call('POST', `${db(name)}/query`, { smq, limit, offset }),
+  values: (name, body) => call('POST', `${db(name)}/values`, body),
+  groupByOptions: (name, metrics) => call('POST', `${db(name)}/group-by-options`, { metrics }),
   execute: (name, sql) => call('POST', `${db(name)}/execute`, { sql }),
   tool: (name, tool, args) => call('POST', `${db(name)}/tools/${tool}`, args || {}),
   answers: (name, runId, answers, trace = false) => call('POST', `${db(name)}/ask/${encodeURIComponent(runId)}/answers`, { answers, include_trace: trace }),

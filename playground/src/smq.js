@@ -3,9 +3,23 @@
 
 export const emptySmq = () => ({ metrics: [], group_by: [], filters: [], order_by: [], limit: null });
 
+/** Does a filter have what its operator needs? An incomplete one (no value picked yet) is left out of the query. */
+export function complete(filter) {
+  if (typeof filter === 'string') return filter.trim() !== '';
+  if (!filter || typeof filter !== 'object' || filter.and || filter.or) return true;
+  return filter.operator === 'set' || filter.operator === 'notSet' || (filter.values || []).length > 0;
+}
+
+/** The index a filter has in the query sent (incomplete ones are left out), or null for an incomplete one. */
+export function sentIndex(filters, i) {
+  if (!complete(filters[i])) return null;
+  return filters.slice(0, i).filter(complete).length;
+}
+
 export function cleanSmq(smq) {
   const out = {};
-  for (const key of ['metrics', 'group_by', 'filters', 'order_by']) if (smq[key] && smq[key].length) out[key] = smq[key];
+  const sent = { ...smq, filters: (smq.filters || []).filter(complete) };
+  for (const key of ['metrics', 'group_by', 'filters', 'order_by']) if (sent[key] && sent[key].length) out[key] = sent[key];
   if (smq.limit !== null && smq.limit !== undefined && smq.limit !== '') out.limit = smq.limit;
   return out;
 }
@@ -24,18 +38,32 @@ export function readHash() {
   } catch {
     smq = null;
   }
-  return { db: params.get('db'), smq, dialect: params.get('dialect'), tab: params.get('tab') };
+  return { db: params.get('db'), smq, dialect: params.get('dialect'), tab: params.get('tab'), chart: params.get('chart') };
 }
 
-export function writeHash({ db, smq, dialect, tab }) {
+/** The URL hash of a view: database, tab, dialect, chart type and the query (a saved view is this hash). */
+export function viewHash({ db, smq, dialect, tab, chart }) {
   const params = new URLSearchParams();
   if (db) params.set('db', db);
   if (tab && tab !== 'query') params.set('tab', tab);
   if (dialect) params.set('dialect', dialect);
+  if (chart && chart !== 'auto') params.set('chart', chart);
   const clean = cleanSmq(smq);
   if (Object.keys(clean).length) params.set('smq', JSON.stringify(clean));
-  const hash = `#${params.toString()}`;
+  return `#${params.toString()}`;
+}
+
+export function writeHash(view) {
+  const hash = viewHash(view);
   if (hash !== location.hash) history.replaceState(null, '', hash);
+}
+
+/** The element and values of a simple SQL-text filter (`X = 'v'`, `X IN ('a', 'b')`), to check them; else null. */
+export function simpleValues(filter) {
+  const m = /^\s*([A-Za-z_][\w.]*)\s*(?:=|!=|<>|(?:NOT\s+)?IN)\s*(\(.*\)|'(?:[^']|'')*')\s*$/i.exec(filter || '');
+  if (!m) return null;
+  const values = [...m[2].matchAll(/'((?:[^']|'')*)'/g)].map((v) => v[1].replace(/''/g, "'"));
+  return values.length ? { element: m[1], values } : null;
 }
 
 /** Line (1-based) of a problem field such as "metrics", "filters[1]" or "limit" in JSON text, or null. */

@@ -21,6 +21,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.concurrency import run_in_threadpool
 
+from engine import Layer
 from engine.errors import EngineError, Location, QueryError
 from engine.paging import paged_sql
 
@@ -28,6 +29,7 @@ from ..deps import CubePrincipalDep, Database, ServiceState, StateDep, executor_
 from ..errors import Forbidden
 from ..limits import RETRY_AFTER_S, QuotaExceeded
 from ..timing import record_db_time
+from .cube_paths import cube_suggestions, path_dimensions
 from .cube_query import METRICS_CUBE, Translated, cube_field, cube_rows, to_member, translate
 
 
@@ -56,15 +58,19 @@ DEFAULT_LIMIT = 10_000  # Cube's default row limit
 _TYPES = {"string": "string", "number": "number", "boolean": "boolean", "date": "time", "timestamp": "time"}
 
 
-def _error(err: EngineError, tr: Translated | None = None) -> JSONResponse:
-    """Cube's error body, `{"error": ...}`, with our `code` and `errors[]`; locations named as in the Cube query."""
+def _error(err: EngineError, tr: Translated | None = None, layer: Layer | None = None) -> JSONResponse:
+    """Cube's error body, `{"error": ...}`, with our `code` and `errors[]`; locations named as in the Cube query,
+    the join paths of an ambiguous dimension in Cube's spelling."""
+    if err.code == "ambiguous_path" and layer is not None:
+        message, suggestions = cube_suggestions(layer, err.message, list(err.suggestions))
+        err = type(err)(message, code=err.code, location=err.location, suggestions=suggestions)
     items = err.problem()["errors"]
     if len(items) == 1 and tr is not None:
         field = cube_field(err.location.field, tr)
         if field != err.location.field:
             message = re.sub(r"'(\w+__\w+)'", lambda m: f"'{to_member(m.group(1))}'", err.message)
             err = type(err)(message, code=err.code, location=Location(field=field), suggestions=[
-                to_member(s) if err.code == "unknown_element" else s for s in err.suggestions])
+                to_member(s) if err.code == "unknown_element" and "." not in s else s for s in err.suggestions])
             items = err.problem()["errors"]
     headers = {"Retry-After": str(RETRY_AFTER_S)} if isinstance(err, QuotaExceeded) else None
     return JSONResponse({"error": err.formatted(), "code": err.code, "errors": items}, status_code=err.status,
@@ -130,6 +136,7 @@ def _annotation(database: Database, tr: Translated) -> dict[str, Any]:
     measures = set(tr.smq["metrics"])
     for column, keys in tr.columns.items():
         base = column.rsplit("__", 1)[0] if column in tr.time_columns else column
+        base = base.rsplit(".", 1)[-1]  # a join path's element: its dimension
         kind, description = types.get(base, ("number" if column in measures else "string", ""))
         for key in keys:
             title = key.replace(".", " ")
@@ -145,7 +152,7 @@ def _annotation(database: Database, tr: Translated) -> dict[str, Any]:
 
 def _normalized(query: dict[str, Any], tr: Translated, limit: int) -> dict[str, Any]:
     return {**query, "limit": limit, "offset": tr.offset, "timezone": query.get("timezone", "UTC"),
-            "order": [[to_member(c.lstrip("-")), "desc" if c.startswith("-") else "asc"] for c in tr.smq.get("order_by", [])],
+            "order": [[tr.member(c.lstrip("-")), "desc" if c.startswith("-") else "asc"] for c in tr.smq.get("order_by", [])],
             "queryType": "regularQuery"}
 
 
@@ -158,15 +165,17 @@ def _page(database: Database, state: ServiceState, tr: Translated) -> tuple[Any,
 @router.api_route("/load", methods=["GET", "POST"], summary="Cube /v1/load: run a Cube query")
 async def load(request: Request, database: CubeDatabaseDep, state: StateDep) -> JSONResponse:
     tr: Translated | None = None
+    layer: Layer | None = None
     try:
+        layer = database.layer
         query, multi = await _query_param(request)
-        tr = translate(query)
+        tr = translate(query, database.layer)
         page, limit = _page(database, state, tr)
         executor = executor_for(state, database)
         result = await run_in_threadpool(executor.execute, page.run, max_rows=page.size,
                                          timeout_s=state.settings.query_timeout_s)
     except EngineError as err:
-        return _error(err, tr)
+        return _error(err, tr, layer)
     record_db_time(request.scope, result.elapsed_ms)
     normalized = _normalized(query, tr, limit)
     one = {"query": normalized, "data": cube_rows(tr, result.columns, result.rows),
@@ -181,12 +190,14 @@ async def load(request: Request, database: CubeDatabaseDep, state: StateDep) -> 
 @router.api_route("/sql", methods=["GET", "POST"], summary="Cube /v1/sql: the SQL a Cube query compiles to")
 async def sql(request: Request, database: CubeDatabaseDep, state: StateDep) -> JSONResponse:
     tr: Translated | None = None
+    layer: Layer | None = None
     try:
+        layer = database.layer
         query, _ = await _query_param(request)
-        tr = translate(query)
+        tr = translate(query, database.layer)
         page, limit = _page(database, state, tr)
     except EngineError as err:
-        return _error(err, tr)
+        return _error(err, tr, layer)
     return JSONResponse({"sql": {"sql": [page.shown, []], "status": "ok", "preAggregations": [], "dataSource": "default",
                                  "external": False, "order": _normalized(query, tr, limit)["order"]}})
 
@@ -195,20 +206,39 @@ async def sql(request: Request, database: CubeDatabaseDep, state: StateDep) -> J
 async def meta(database: CubeDatabaseDep) -> JSONResponse:
     cubes = []
     metrics: dict[str, dict[str, Any]] = {}
-    for model in database.layer.elements(role=database.role)["models"]:
+    listing = database.layer.elements(role=database.role)["models"]
+    paths = path_dimensions(database.layer, listing)
+    for model in listing:
         cubes.append({
             "name": model["name"], "title": model["name"], "description": model["description"], "type": "cube",
             "connectedComponent": 1, "segments": [],
-            "measures": [_meta_member(m["name"], "number", m["description"], aggType=m["agg"]) for m in model["measures"]],
-            "dimensions": [_meta_member(d["name"], _TYPES.get(d["type"], "string"), d["description"]) for d in model["dimensions"]],
+            "measures": [_meta_member(m["name"], "number", m["description"], aggType=m["agg"], **_format(m))
+                         for m in model["measures"]],
+            "dimensions": [_meta_member(d["name"], _TYPES.get(d["type"], "string"), d["description"]) for d in model["dimensions"]]
+            + [_path_member(member, element, d) for member, element, d in paths.get(model["name"], [])],
         })
         for m in model["metrics"]:
-            metrics[m["name"]] = _meta_member(m["name"], "number", m["description"], aggType=m["type"])
+            metrics[m["name"]] = _meta_member(m["name"], "number", m["description"], aggType=m["type"], **_format(m))
     if metrics:
         cubes.append({"name": METRICS_CUBE, "title": METRICS_CUBE, "type": "cube", "connectedComponent": 1, "segments": [],
                       "description": "the layer's metrics (they belong to no single model)",
                       "measures": list(metrics.values()), "dimensions": []})
     return JSONResponse({"cubes": cubes})
+
+
+def _format(element: dict[str, Any]) -> dict[str, Any]:
+    """Cube's `format` of a measure (currency, percent, number), the layer's whole format under `meta`."""
+    shown = element.get("format")
+    return {"format": shown["type"], "meta": {"format": shown}} if shown else {}
+
+
+def _path_member(member: str, element: str, dim: dict[str, Any]) -> dict[str, Any]:
+    """A dimension reached by one of several join paths, named as Cube names join paths (cube_paths.py)."""
+    cubes = member.split(".")[:-1]
+    title = f"{dim['name'].split('__', 1)[1]} via {' > '.join(cubes)}"
+    return {"name": member, "title": title, "shortTitle": title, "type": _TYPES.get(dim["type"], "string"),
+            "description": f"{dim['description']} (reached through {' > '.join(cubes)}; the layer's {element})".strip(),
+            "isVisible": True, "public": True, "meta": {"joinPath": cubes, "element": element}}
 
 
 def _meta_member(element: str, kind: str, description: str, **extra: Any) -> dict[str, Any]:

@@ -4,7 +4,9 @@ Models are cubes: `OrdersModel.orderCount` is the element `OrdersModel__orderCou
 belong to no single model) live under the virtual cube `Metrics`: `Metrics.revenue` is `revenue`.
 A time dimension with a granularity is the element with that grain (`OrdersModel.orderDate` by
 `month` is `OrdersModel__orderDate__month`), its dateRange a structured `inDateRange` filter, and
-Cube's filters are the SMQ's structured filters with member names translated.
+Cube's filters are the SMQ's structured filters with member names translated. A member reached through
+joins is spelled as Cube spells join paths, the cubes walked then the member
+(`OrderItemsModel.OrdersModel.CustomersModel.NationsModel.country`: cube_paths.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import Layer
 from engine.errors import Location, QueryError, nearest
+
+from .cube_paths import path_element
 
 METRICS_CUBE = "Metrics"
 GRANULARITIES = ("day", "week", "month", "quarter", "year")
@@ -25,10 +30,15 @@ def _err(message: str, field_name: str, code: str = "invalid_query", suggestions
     return QueryError(message, code=code, location=Location(field=f"query.{field_name}"), suggestions=suggestions or ())
 
 
-def to_element(member: Any, where: str) -> str:
-    """`Cube.member` -> the SMQ element name (`Metrics.x` -> `x`)."""
-    if not isinstance(member, str) or member.count(".") != 1 or not all(member.split(".")):
-        raise _err(f"{member!r} is not a Cube member name; write 'Cube.member' (e.g. 'OrdersModel.orderCount')", where)
+def to_element(member: Any, where: str, layer: Layer | None = None) -> str:
+    """`Cube.member` -> the SMQ element name (`Metrics.x` -> `x`); `A.B.Cube.member`, a join path, -> `ab.bc.Cube__member`."""
+    if not isinstance(member, str) or member.count(".") < 1 or not all(member.split(".")) or (
+            member.count(".") > 1 and (layer is None or member.startswith(f"{METRICS_CUBE}."))):
+        raise _err(f"{member!r} is not a Cube member name; write 'Cube.member' (e.g. 'OrdersModel.orderCount'), or a join "
+                   "path 'Cube.JoinedCube.member' for a dimension", where)
+    if member.count(".") > 1:
+        assert layer is not None
+        return path_element(layer, member, where)
     cube, name = member.split(".")
     return name if cube == METRICS_CUBE else f"{cube}__{name}"
 
@@ -52,8 +62,13 @@ class Translated:
     time_columns: set[str] = field(default_factory=set)
     cube_filters: int = 0  # the SMQ's first filters are the Cube query's, in order; dateRanges follow
 
+    def member(self, column: str) -> str:
+        """The Cube member an SMQ column was asked as (a join path stays as the client spelled it)."""
+        keys = self.columns.get(column)
+        return keys[0] if keys else to_member(column)
 
-def translate(query: Any) -> Translated:
+
+def translate(query: Any, layer: Layer | None = None) -> Translated:
     """A Cube query -> an SMQ; anything this layer cannot honour is refused, naming the field."""
     if not isinstance(query, dict):
         raise _err(f"the query must be a JSON object, got {type(query).__name__}", "query")
@@ -65,21 +80,21 @@ def translate(query: Any) -> Translated:
                    "segments", "invalid_query")
     if query.get("ungrouped"):
         raise _err("ungrouped queries are not supported: every answer is aggregated", "ungrouped")
-    measures = [to_element(m, f"measures[{i}]") for i, m in enumerate(_list(query, "measures"))]
+    measures = [to_element(m, f"measures[{i}]") for i, m in enumerate(_list(query, "measures"))]  # no paths: a measure is its cube's
     group_by: list[str] = []
     columns: dict[str, list[str]] = {}
     for i, member in enumerate(_list(query, "dimensions")):
-        element = to_element(member, f"dimensions[{i}]")
+        element = to_element(member, f"dimensions[{i}]", layer)
         group_by.append(element)
         columns.setdefault(element, []).append(member)
-    filters: list[Any] = [_filter(f, f"filters[{i}]") for i, f in enumerate(_list(query, "filters"))]
+    filters: list[Any] = [_filter(f, f"filters[{i}]", layer) for i, f in enumerate(_list(query, "filters"))]
     time_columns: set[str] = set()
     for i, td in enumerate(_list(query, "timeDimensions")):
         where = f"timeDimensions[{i}]"
         if not isinstance(td, dict) or "dimension" not in td:
             raise _err("a time dimension is an object with 'dimension' (and 'granularity' and/or 'dateRange')", where)
         member = td["dimension"]
-        element = to_element(member, f"{where}.dimension")
+        element = to_element(member, f"{where}.dimension", layer)
         granularity = td.get("granularity")
         if granularity is not None:
             if granularity not in GRANULARITIES:
@@ -116,7 +131,7 @@ def _list(query: dict[str, Any], key: str) -> list[Any]:
     return value
 
 
-def _filter(raw: Any, where: str) -> Any:
+def _filter(raw: Any, where: str, layer: Layer | None = None) -> Any:
     """A Cube filter -> a structured SMQ filter (the same operators; `dimension` is an old name of `member`)."""
     if not isinstance(raw, dict):
         raise _err("a filter is an object {member, operator, values} or {and: [...]} / {or: [...]}", where)
@@ -125,9 +140,9 @@ def _filter(raw: Any, where: str) -> Any:
             items = raw[key]
             if not isinstance(items, list):
                 raise _err(f"'{key}' must be a list of filters", f"{where}.{key}")
-            return {key: [_filter(item, f"{where}.{key}[{i}]") for i, item in enumerate(items)]}
+            return {key: [_filter(item, f"{where}.{key}[{i}]", layer) for i, item in enumerate(items)]}
     member = raw.get("member", raw.get("dimension"))
-    out: dict[str, Any] = {"member": to_element(member, f"{where}.member"), "operator": raw.get("operator")}
+    out: dict[str, Any] = {"member": to_element(member, f"{where}.member", layer), "operator": raw.get("operator")}
     if raw.get("values") is not None:
         out["values"] = raw["values"]
     return out
@@ -163,7 +178,7 @@ def cube_field(smq_field: str | None, tr: Translated | None) -> str | None:
         return f"query.measures[{index}]{rest}"
     if name == "group_by":
         column = tr.smq["group_by"][int(index)]
-        return f"query.{'timeDimensions' if column in tr.time_columns else 'dimensions'}: {to_member(column)}{rest}"
+        return f"query.{'timeDimensions' if column in tr.time_columns else 'dimensions'}: {tr.member(column)}{rest}"
     if name == "filters" and int(index) < tr.cube_filters:
         return f"query.filters[{index}]{rest}"
     if name == "filters":

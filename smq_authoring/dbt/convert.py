@@ -24,6 +24,7 @@ from engine.layer.templates import template_name
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
 from .source import DbtSources, Found
 from .templates import Reference, TemplateError, references, translate
+from .formats import dbt_format
 from .measure_params import non_additive, percentile_params
 from .metrics import GRAINS, NOT_YET, MetricMapping  # noqa: F401 - GRAINS importable from here as before
 
@@ -251,6 +252,13 @@ class Converter(MetricMapping):
             out["description"] = str(description).strip()
         out["expr"] = expr
         out.update(extra)
+        shown, problem = dbt_format(item)
+        if problem:
+            self.refuse(found.at(item, "meta"), f"measure '{name}': {problem}")
+            self.refused_measures.add(name)
+            return None
+        if shown:
+            out["format"] = shown
         own_time = item.get("agg_time_dimension")
         if own_time and own_time != self.models[model].agg_time_dimension:
             if (self.models[model].dimensions.get(own_time) or {}).get("type") not in ("date", "timestamp"):

@@ -15,6 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location, nearest
 
+from .formats import dbt_format
 from .source import DbtSources, Found
 
 if TYPE_CHECKING:
@@ -73,6 +74,12 @@ class MetricMapping:
             return None
         if mapped is None:
             return None
+        shown, problem = dbt_format(body)
+        if problem:
+            self.refuse(found.at(body, "meta"), f"metric '{name}': {problem}")
+            return None
+        if shown:
+            mapped["format"] = shown
         if body.get("filter") and kind != "simple":  # applies to every measure below it, in MetricFlow's names
             filters = self.filters(found, body, "filter", None)
             if filters is None:

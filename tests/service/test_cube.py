@@ -18,6 +18,8 @@ from .conftest import auth, running_service
 
 CLIENT = Path(__file__).parent / "cube_client"
 
+CUSTOMER_COUNTRY = "OrderItemsModel.OrdersModel.CustomersModel.NationsModel.country"
+SUPPLIER_COUNTRY = "OrderItemsModel.ProductsModel.SuppliersModel.NationsModel.country"
 QUERIES = [
     {"measures": ["OrdersModel.orderCount", "Metrics.unpaidRevenue"], "dimensions": ["OrdersModel.status"],
      "filters": [{"member": "OrdersModel.channel", "operator": "equals", "values": ["web"]}],
@@ -27,6 +29,8 @@ QUERIES = [
      "filters": [{"or": [{"member": "OrdersModel.status", "operator": "equals", "values": ["shipped"]},
                          {"member": "OrdersModel.status", "operator": "startsWith", "values": ["deliv"]}]}],
      "order": [["OrdersModel.orderDate", "asc"]], "limit": 5, "offset": 1},
+    # a join path, as Cube spells one: the cubes walked, then the member (the customer's country, not the supplier's)
+    {"measures": ["OrderItemsModel.revenue"], "dimensions": [CUSTOMER_COUNTRY], "order": {"OrderItemsModel.revenue": "desc"}},
 ]
 SMQS = [
     {"metrics": ["OrdersModel__orderCount", "unpaidRevenue"], "group_by": ["OrdersModel__status"],
@@ -35,6 +39,8 @@ SMQS = [
      "filters": ["OrdersModel__orderDate BETWEEN '2024-01-01' AND '2024-06-30'",
                  "OrdersModel__status = 'shipped' OR OrdersModel__status LIKE 'deliv%'"],
      "order_by": ["OrdersModel__orderDate__quarter"]},
+    {"metrics": ["OrderItemsModel__revenue"], "group_by": ["order.customer.nation.NationsModel__country"],
+     "order_by": ["-OrderItemsModel__revenue"]},
 ]
 
 
@@ -76,6 +82,11 @@ def test_cube_js_client_loads_the_numbers_of_the_smq(models_dir, keys_file, clie
     got2 = [(r["OrdersModel.orderDate.quarter"][:10], float(r["OrdersModel.orderCount"])) for r in out["results"][1]["raw"]]
     assert got2 == [(str(r[0])[:10], float(r[1])) for r in second["rows"]] and got2
     assert out["results"][1]["rows"], "tablePivot() works on the answer"
+
+    assert CUSTOMER_COUNTRY in cubes["OrderItemsModel"]["dimensions"] and SUPPLIER_COUNTRY in cubes["OrderItemsModel"]["dimensions"]
+    third = client.post("/v1/databases/shop/query", json={"smq": SMQS[2]}, headers=auth("shop-key")).json()
+    got3 = [(r[CUSTOMER_COUNTRY], float(r["OrderItemsModel.revenue"])) for r in out["results"][2]["raw"]]
+    assert got3 == [(r[0], r[1]) for r in third["rows"]] and len(got3) >= 10
 
     assert out["sql"].lstrip().upper().startswith(("SELECT", "WITH"))
     assert out["error"]["status"] == 400 and "did you mean 'OrdersModel.orderCount'" in out["error"]["message"]
@@ -131,3 +142,55 @@ def test_bad_cube_queries_get_cube_errors(client, query, status, fragment) -> No
 def test_malformed_query_parameter(client) -> None:
     answer = client.get("/cubejs-api/v1/load", params={"query": "{"}, headers=auth("shop-key"))
     assert answer.status_code == 400 and answer.json()["code"] == "invalid_json"
+
+
+def test_join_paths_in_cubes_spelling(client) -> None:
+    """Revenue by the customer's and by the supplier's country: members named by the cubes walked (Cube's join paths)."""
+    def rows(smq: dict) -> list[list]:
+        return client.post("/v1/databases/shop/query", json={"smq": smq}, headers=auth("shop-key")).json()["rows"]
+
+    for member, path in ((CUSTOMER_COUNTRY, "order.customer.nation"), (SUPPLIER_COUNTRY, "product.supplier.nation")):
+        answer = _load(client, {"measures": ["OrderItemsModel.revenue", "Metrics.revenuePerUnit"], "dimensions": [member],
+                                "filters": [{"member": member, "operator": "equals", "values": ["Germany", "United States"]}],
+                                "order": [[member, "asc"]]}).json()
+        expected = rows({"metrics": ["OrderItemsModel__revenue", "revenuePerUnit"], "group_by": [f"{path}.NationsModel__country"],
+                         "filters": [f"{path}.NationsModel__country IN ('Germany', 'United States')"],
+                         "order_by": [f"{path}.NationsModel__country"]})
+        assert [[r[member], float(r["OrderItemsModel.revenue"]), float(r["Metrics.revenuePerUnit"])] for r in answer["data"]] == \
+            [[r[0], r[1], r[2]] for r in expected] and len(expected) == 2
+        assert answer["annotation"]["dimensions"][member]["type"] == "string" and answer["query"]["order"] == [[member, "asc"]]
+    # the two paths give different numbers (else the test would prove nothing)
+    assert rows({"metrics": ["OrderItemsModel__revenue"], "group_by": ["order.customer.nation.NationsModel__country"]}) != \
+        rows({"metrics": ["OrderItemsModel__revenue"], "group_by": ["product.supplier.nation.NationsModel__country"]})
+    by_year = _load(client, {"measures": ["OrderItemsModel.revenue"], "timeDimensions": [
+        {"dimension": "OrderItemsModel.OrdersModel.CustomersModel.signupDate", "granularity": "year"}]}).json()
+    assert by_year["data"] and "OrderItemsModel.OrdersModel.CustomersModel.signupDate.year" in by_year["data"][0]
+
+    meta = client.get("/cubejs-api/v1/meta", headers=auth("shop-key")).json()
+    items = {d["name"]: d for c in meta["cubes"] if c["name"] == "OrderItemsModel" for d in c["dimensions"]}
+    assert items[CUSTOMER_COUNTRY]["meta"] == {"joinPath": ["OrderItemsModel", "OrdersModel", "CustomersModel", "NationsModel"],
+                                               "element": "order.customer.nation.NationsModel__country"}
+    assert "OrderItemsModel.ProductsModel.SuppliersModel.NationsModel.RegionsModel.region" in items
+    assert not any(name.count(".") > 1 for c in meta["cubes"] if c["name"] != "OrderItemsModel"
+                   for name in (d["name"] for d in c["dimensions"]))  # only role-playing paths, none that fan out
+
+
+def test_an_ambiguous_dimension_offers_the_paths_in_cubes_spelling(client) -> None:
+    answer = _load(client, {"measures": ["OrderItemsModel.revenue"], "dimensions": ["NationsModel.country"]}).json()
+    assert answer["code"] == "ambiguous_path" and answer["errors"][0]["suggestions"] == [CUSTOMER_COUNTRY, SUPPLIER_COUNTRY]
+    assert f"write {CUSTOMER_COUNTRY})" in answer["error"]
+    wrong = _load(client, {"measures": ["OrderItemsModel.revenue"], "dimensions": ["OrderItemsModel.OrdersModel.NationsModel.country"]})
+    assert wrong.status_code == 400 and "NationsModel is not joined to OrdersModel" in wrong.json()["error"]
+    assert "query.dimensions[0]" in wrong.json()["error"]
+    unknown = _load(client, {"measures": ["OrderItemsModel.revenue"], "dimensions": ["OrderItemsModel.Orders.country"]}).json()
+    assert unknown["code"] == "unknown_model" and "OrdersModel" in unknown["errors"][0]["suggestions"]
+    metrics = _load(client, {"measures": ["Metrics.a.b"]}).json()
+    assert metrics["code"] == "invalid_query" and "write 'Cube.member'" in metrics["error"]
+
+
+def test_meta_lists_the_formats_of_measures(client) -> None:
+    meta = client.get("/cubejs-api/v1/meta", headers=auth("shop-key")).json()
+    measures = {m["name"]: m for c in meta["cubes"] for m in c["measures"]}
+    assert measures["OrderItemsModel.revenue"]["format"] == "currency"
+    assert measures["OrderItemsModel.revenue"]["meta"]["format"] == {"type": "currency", "currency": "EUR", "decimals": 2}
+    assert measures["Metrics.returnRate"]["format"] == "percent"

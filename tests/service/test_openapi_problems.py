@@ -34,7 +34,7 @@ def test_result_columns_are_typed_in_the_document(client) -> None:
     assert schemas["Rows"]["properties"]["fields"]["items"] == {"$ref": "#/components/schemas/ResultColumn"}
     column = schemas["ResultColumn"]["properties"]
     assert {"enum": ["number", "string", "time", "boolean", "other"], "type": "string"} in column["type"]["anyOf"]
-    assert set(column) == {"name", "type", "grain", "db_type", "element", "element_kind"}
+    assert set(column) == {"name", "type", "grain", "db_type", "element", "element_kind", "format"}
     assert "fields" in schemas["QueryResponse"]["required"] and "columns" in schemas["QueryResponse"]["required"]
     assert schemas["QueryResponse"]["properties"]["rows"]["items"]["type"] == "array"  # rows stay arrays
     content = client.get("/openapi.json").json()["paths"]["/v1/databases/{db}/query"]["get"]["responses"]["200"]["content"]

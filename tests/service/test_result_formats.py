@@ -42,7 +42,7 @@ def test_columns_are_typed_from_the_layer_and_the_database(client) -> None:
     assert [f["name"] for f in answer["fields"]] == answer["columns"]
     assert fields["OrdersModel__status"] == {"name": "OrdersModel__status", "type": "string", "grain": None,
                                              "db_type": "VARCHAR", "element": "OrdersModel__status",
-                                             "element_kind": "dimension"}
+                                             "element_kind": "dimension", "format": None}
     month = fields["OrdersModel__orderDate__month"]
     assert (month["type"], month["grain"], month["element"], month["db_type"]) == ("time", "month", "OrdersModel__orderDate", "DATE")
     year = fields["OrdersModel__orderDate__extract_year"]

@@ -113,7 +113,7 @@ def test_measures_aggregate_their_own_table(duck: Any) -> None:
         table = TABLES[model["table"]]
         for m in model["measures"]:
             where = f"{name}__{m['name']}"
-            assert set(m) <= {"name", "agg", "expr", "description"} and CAMEL.fullmatch(m["name"]), where
+            assert set(m) <= {"name", "agg", "expr", "description", "format"} and CAMEL.fullmatch(m["name"]), where
             assert m.get("agg", "sum") in AGGS, where
             assert len(m["description"]) > 15, where
             assert columns_of(m["expr"]) <= set(table.column_names), where
@@ -169,20 +169,20 @@ def test_metrics_refer_to_existing_elements() -> None:
         assert CAMEL.fullmatch(metric) and len(m["description"]) > 20, metric
         kind = m["type"]
         if kind == "simple":
-            assert set(m) <= {"name", "type", "measure", "filters", "description"}
+            assert set(m) <= {"name", "type", "measure", "filters", "description", "format"}
             assert m["measure"] in ELEMENTS and ELEMENTS[m["measure"]][1] == "measures", metric
             for f in m.get("filters", []):
                 refs = referenced_names(f)
                 assert refs and all(r in ELEMENTS and ELEMENTS[r][1] == "dimensions" for r in refs), (metric, f)
         elif kind == "ratio":
-            assert set(m) == {"name", "type", "numerator", "denominator", "description"}
+            assert set(m) - {"format"} == {"name", "type", "numerator", "denominator", "description"}
             assert m["numerator"] in names and m["denominator"] in names, metric
         elif kind == "derived":
-            assert set(m) == {"name", "type", "expr", "description"}
+            assert set(m) - {"format"} == {"name", "type", "expr", "description"}
             refs = referenced_names(m["expr"])
             assert len(refs) >= 2 and refs <= names, metric
         elif kind == "cumulative":
-            assert set(m) <= {"name", "type", "measure", "time_dimension", "window", "grain_to_date", "description"}
+            assert set(m) <= {"name", "type", "measure", "time_dimension", "window", "grain_to_date", "description", "format"}
             assert not ("window" in m and "grain_to_date" in m), metric
             measure_model, element_kind, _ = ELEMENTS[m["measure"]]
             assert element_kind == "measures", metric
