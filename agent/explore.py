@@ -1,4 +1,4 @@
-"""The fine-grained exploration tools of spec section 7, for `smq ask --tools`, REST and MCP.
+"""The fine-grained exploration tools of docs/directives.md, for `smq ask --tools`, REST and MCP.
 
 `listModels` (with directives for a question), `list_tables`, `describe_table`, `get_join_info`,
 `get_col_values`, `find_rows`, `profile_column`, `read_query` and `python`. Table names are

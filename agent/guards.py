@@ -1,6 +1,6 @@
 """The discipline of a run, enforced: what the final SQL may read, and the run's budgets.
 
-The paper's agent may compose any read-only SQL, but only over building blocks the compiler has
+The agent may compose any read-only SQL, but only over building blocks the compiler has
 shown it: a physical table is usable once it appeared in a compiled SMQ of the same run. That
 keeps the agent from guessing schema (INFORMATION_SCHEMA, invented tables, semantic model names
 used as tables). A refusal is not fatal: its message says which table was refused and which

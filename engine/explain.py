@@ -100,7 +100,7 @@ def plan_data(node: nodes.Node) -> dict[str, Any]:
     """The plan tree as data: each node's kind, what it reads, and its inputs."""
     out: dict[str, Any] = {"node": type(node).__name__}
     if hasattr(node, "agg"):
-        agg: Aggregation = node.agg  # type: ignore[attr-defined]
+        agg: Aggregation = node.agg
         out.update(aggregation=agg.id, model=agg.model, measures=[c.measure.qualified_name for c in agg.columns])
         if agg.offset is not None:
             out["offset"] = str(agg.offset)

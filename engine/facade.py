@@ -48,7 +48,7 @@ class Layer:
         self.graph = JoinGraph(semantic.models, semantic.joins)
         self._cache: LruCache[tuple, str] = LruCache(cache_size)
         self._lock = threading.Lock()
-        self._sources: dict[tuple[str, str], dict[str, exp.Expression]] = {}
+        self._sources: dict[tuple[str, str, bool], dict[str, exp.Expression]] = {}
 
     # -- facts -------------------------------------------------------------------------------
     @property

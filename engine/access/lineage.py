@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..layer.exprs import columns_read, parse_expression
-from ..layer.model import Role, SemanticLayer
+from ..layer.model import Dimension, Measure, Role, SemanticLayer
 from ..lru import LruCache
 
 
@@ -71,7 +71,8 @@ def _visibility(layer: SemanticLayer, declared: frozenset[str]) -> Visibility:
         cols = secret[model.name]
         if not cols:
             continue
-        for element in (*model.dimensions.values(), *model.measures.values()):
+        elements: list[Dimension | Measure] = [*model.dimensions.values(), *model.measures.values()]
+        for element in elements:
             if element.qualified_name in hidden or element.node is None:
                 continue
             read = sorted(set(columns_read([element.node])) & cols)
@@ -97,8 +98,8 @@ def _visibility(layer: SemanticLayer, declared: frozenset[str]) -> Visibility:
 def _element_columns(layer: SemanticLayer, model_name: str, hidden: frozenset[str]) -> set[str]:
     """The columns the hidden dimensions and measures of a model read."""
     model = layer.models[model_name]
-    nodes = [e.node for e in (*model.dimensions.values(), *model.measures.values())
-             if e.qualified_name in hidden and e.node is not None]
+    elements: list[Dimension | Measure] = [*model.dimensions.values(), *model.measures.values()]
+    nodes = [e.node for e in elements if e.qualified_name in hidden and e.node is not None]
     return set(columns_read(nodes))
 
 

@@ -1,4 +1,4 @@
-"""Access roles (spec section 6): row filters and hidden elements.
+"""Access roles (docs/security.md; docs/semantic-layer.md, access roles): row filters and hidden elements.
 
 A row filter on model M restricts M and every model that reaches M through
 many_to_one/one_to_one steps. It is applied by replacing each restricted model's table

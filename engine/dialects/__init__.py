@@ -55,7 +55,8 @@ def dialect(engine: Engine | str) -> Dialect:
 @cache
 def _instance(engine: Engine) -> Dialect:
     module, _, cls = _MODULES[engine].partition(":")
-    return getattr(import_module(f".{module}", __name__), cls)()  # type: ignore[no-any-return]
+    made: Dialect = getattr(import_module(f".{module}", __name__), cls)()
+    return made
 
 
 @cache

@@ -64,7 +64,8 @@ def type_literals(node: exp.Expression, refs: Mapping[str, Element | MetricFilte
     write the value."""
     checker = _Checker({name: value_type(ref, layer) for name, ref in refs.items()}, text, field)
     for found in list(node.walk()):
-        checker.visit(found)
+        if isinstance(found, exp.Expression):
+            checker.visit(found)
     return node
 
 

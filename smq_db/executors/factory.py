@@ -61,7 +61,8 @@ def _builder(target: str) -> Builder:
     """The `from_settings` of an engine's executor module, as its dialect names it ("module:function"); the
     module (and its driver) is imported only when a database of that engine is opened."""
     module, _, name = target.partition(":")
-    return getattr(import_module(module), name)  # type: ignore[no-any-return]
+    builder: Builder = getattr(import_module(module), name)
+    return builder
 
 
 def route_instance(instance_id: str) -> str:

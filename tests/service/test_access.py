@@ -1,4 +1,4 @@
-"""Access (spec section 6): keys see only their databases, and a role applies on every path."""
+"""Access (docs/security.md; docs/semantic-layer.md, access roles): keys see only their databases, and a role applies on every path."""
 
 from __future__ import annotations
 
