@@ -18,7 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
-from .literals import type_literals
+from .literals import type_literals, value_type
 from .metric_filters import MetricFilterRef, extract
 from .names import DimRef, Element, Resolver
 from .structured import StructuredFilter, build
@@ -148,10 +148,10 @@ def structured_filter(spec: StructuredFilter, field: str, resolver: Resolver, di
     """A `{member, operator, values}` / `and` / `or` filter as the same checked tree a string filter gives."""
 
     def kind_of(name: str, at: str) -> str:
-        ref = resolver.resolve(name, at)
-        if isinstance(ref, DimRef):
-            return "time" if ref.dimension.is_time or ref.grain else "number" if ref.dimension.type == "number" else "other"
-        return "number"  # measures and metrics
+        kind = value_type(resolver.resolve(name, at), resolver.layer)  # the literal's type (resolve/literals.py)
+        if kind is None:
+            return "any"
+        return {"date": "time", "timestamp": "time", "string": "other"}.get(kind, kind)
 
     node = build(spec.data, field, kind_of)
     return checked_filter(node, node.sql(dialect=dialect), field, resolver)

@@ -203,18 +203,25 @@ def _like(node: exp.Expression, value: str, operator: str) -> exp.Expression:
     return exp.Escape(this=like, expression=exp.Literal.string(_LIKE_ESCAPE))
 
 
-def _literal(value: Any, numeric: bool, field: str) -> exp.Expression:
-    if isinstance(value, (int, float)):
-        _check_number(value, repr(value), field)
-        return exp.Literal.number(value)
-    if numeric:
+def _literal(value: Any, kind: str, field: str) -> exp.Expression:
+    """A value as the literal its member compares with: values are data, so a JSON number for a text member is the
+    text it spells, "true" for a boolean member is TRUE; what cannot be one is refused here, at its field."""
+    if kind == "number" or (kind == "any" and isinstance(value, (int, float))):
+        if isinstance(value, (int, float)):
+            _check_number(value, repr(value), field)
+            return exp.Literal.number(value)
         try:
             number = float(value)
         except ValueError:
             raise _err(f"{value!r} is not a number (the member is numeric)", field, "invalid_filter") from None
         _check_number(number, value.strip(), field)
         return exp.Literal.number(value.strip())
-    return exp.Literal.string(value)
+    if kind == "boolean":
+        text = str(value).strip().lower()
+        if text in ("true", "1", "false", "0"):
+            return exp.Boolean(this=text in ("true", "1"))
+        raise _err(f"{value!r} is not a boolean (the member is true or false): write \"true\" or \"false\"", field, "invalid_filter")
+    return exp.Literal.string(value if isinstance(value, str) else repr(value) if isinstance(value, float) else str(value))
 
 
 def _check_number(value: float | int, text: str, field: str) -> None:
@@ -235,7 +242,8 @@ def _any(nodes: list[exp.Expression]) -> exp.Expression:
 
 
 def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
-    """The filter tree for one structured filter. `kind_of(name, field)` -> ("time"|"number"|"other")."""
+    """The filter tree for one structured filter. `kind_of(name, field)` -> "time", "number", "boolean", "other"
+    (text) or "any" (a member without a declared type: an entity's key)."""
     for key in ("and", "or"):
         if key in raw:
             parts = [build(item, f"{field}.{key}[{i}]", kind_of) for i, item in enumerate(raw[key])]
@@ -253,7 +261,7 @@ def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
     if operator == "notSet":
         return exp.Is(this=node, expression=exp.Null())
     if operator in ("equals", "notEquals"):
-        literals = [_literal(v, kind == "number", f"{field}.values[{i}]") for i, v in enumerate(values)]
+        literals = [_literal(v, kind, f"{field}.values[{i}]") for i, v in enumerate(values)]
         test: exp.Expression = (exp.EQ(this=node, expression=literals[0]) if len(literals) == 1
                                 else exp.In(this=node, expressions=literals))
         if operator == "equals":
@@ -266,7 +274,7 @@ def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
             return like
         return exp.Paren(this=exp.Or(this=exp.Not(this=like), expression=exp.Is(this=node.copy(), expression=exp.Null())))
     if operator in ("gt", "gte", "lt", "lte"):
-        bound = _literal(values[0], kind == "number", f"{field}.values[0]")
+        bound = _literal(values[0], kind, f"{field}.values[0]")
         if operator == "gt":
             return exp.GT(this=node, expression=bound)
         if operator == "gte":
