@@ -1,4 +1,4 @@
-"""The think-act agent of spec section 5: it explores a database through its semantic layer with
+"""The think-act agent of docs/agent.md (The three tools): it explores a database through its semantic layer with
 getModelDataElements and convertSmqToSql, then composes its own SQL and ends with one execute.
 
     from agent import AgentConfig, run_agent, make_provider

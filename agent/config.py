@@ -15,7 +15,7 @@ environment, so a test builds an `AgentConfig(...)` and gets an isolated run.
 | SMQ_INCLUDE_THOUGHTS | 0 to stop asking Gemini for thought summaries (for models without thinking) |
 | SMQ_AGENT_MAX_TURNS, SMQ_AGENT_TIMEOUT_S | the step budget (30) and the per-run time budget (300 s) |
 | SMQ_TRACE_DIR | where traces are written (default ./traces) |
-| SMQ_AGENT_TOOLS | exploration tools switched on besides the paper's three (comma-separated, spec section 7) |
+| SMQ_AGENT_TOOLS | exploration tools switched on besides the three core tools (comma-separated, docs/directives.md) |
 | SMQ_AGENT_TIPS, SMQ_AGENT_PROFILE | tips / profile warnings on compile results (1/0; profile default: auto) |
 | SMQ_AGENT_CLARIFY | 1: the clarification pool (ask_user, drop_question); 0 (default): state assumptions |
 | SMQ_AGENT_PLANS, SMQ_AGENT_REPAIR_ROUNDS | plan voting attempts (1) and two-tier repair rounds (3) |
@@ -24,7 +24,7 @@ The reasoning switches (docs/reasoning.md) and why their defaults are what they 
 - `tips` on: deterministic, no model call, no query, at most three short tips per compile result.
 - `profile` auto: on, except on BigQuery and Snowflake, where every profiling query scans (and bills)
   a column of a possibly huge table; `True`/`False` force it.
-- `clarify` off: the paper's surface, and nobody answers in evaluation or scripts; `smq ask` turns it
+- `clarify` off: the three core tools only, and nobody answers in evaluation or scripts; `smq ask` turns it
   on (a person is at the terminal), REST clients opt in per request.
 - `plans` 1: voting multiplies the model calls by K.
 - `repair_rounds` 3: costs nothing until a result looks wrong, then at most three extra rounds.
@@ -42,6 +42,7 @@ from typing import Annotated, Any, Callable, Mapping
 from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from engine.dialects import dialect as dialect_of, find as find_engine
 from engine.errors import EngineError, Location
 
 from .retry import RetryPolicy
@@ -50,7 +51,6 @@ PROVIDERS = ("gemini", "openai")
 DEFAULT_GEMINI_MODEL = "gemini-2.5-flash"
 DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1"
 THINKING_LEVELS = ("minimal", "low", "medium", "high")
-BILLED_DIALECTS = ("bigquery", "snowflake")  # profiling is off by default there: each query scans and costs
 MAX_PLANS = 8
 TRUE_WORDS, FALSE_WORDS = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -97,7 +97,7 @@ class AgentConfig:
     query_timeout_s: float = 30.0
     preview_rows: int = 5
     trace_dir: Path | None = Path("traces")  # None: no trace files (the result still carries the trace)
-    tools: tuple[str, ...] = ()  # exploration tools (agent/explore.py) on top of the paper's three; default none
+    tools: tuple[str, ...] = ()  # exploration tools (agent/explore.py) on top of the three core tools; default none
     # -- reasoning mechanisms (docs/reasoning.md) ---------------------------------------------------------
     tips: bool = True  # tips (agent/tips) with compile results and repairs
     max_tips: int = 3  # per result
@@ -110,7 +110,7 @@ class AgentConfig:
         """Whether compile results get profile warnings on a database of this dialect."""
         if self.profile is not None:
             return self.profile
-        return dialect.lower() not in BILLED_DIALECTS
+        return not (find_engine(dialect) is not None and dialect_of(dialect).billed)  # each query scans and costs there
 
     @property
     def model_name(self) -> str:

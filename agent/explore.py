@@ -1,4 +1,4 @@
-"""The fine-grained exploration tools of spec section 7, for `smq ask --tools`, REST and MCP.
+"""The fine-grained exploration tools of docs/directives.md, for `smq ask --tools`, REST and MCP.
 
 `listModels` (with directives for a question), `list_tables`, `describe_table`, `get_join_info`,
 `get_col_values`, `find_rows`, `profile_column`, `read_query` and `python`. Table names are
@@ -23,14 +23,14 @@ from typing import Any
 from sqlglot import exp
 
 from engine import Layer
-from engine.access import apply_role_to_sql
+from engine.access.roles import apply_role_to_sql
 from engine.errors import EngineError, Location, nearest
 from smq_db.catalog import Catalog, ColumnInfo, ForeignKey, TableRef
 from smq_db.executors import Executor, QueryResult, check_read_only
 from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import is_catalog, table_key
-from engine.readpolicy import (
+from engine.access.readpolicy import (
     CATALOG_REFUSED, NOT_A_TABLE, cte_names, policy_for,
 )
 from .providers.base import ToolSpec

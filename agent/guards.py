@@ -1,6 +1,6 @@
 """The discipline of a run, enforced: what the final SQL may read, and the run's budgets.
 
-The paper's agent may compose any read-only SQL, but only over building blocks the compiler has
+The agent may compose any read-only SQL, but only over building blocks the compiler has
 shown it: a physical table is usable once it appeared in a compiled SMQ of the same run. That
 keeps the agent from guessing schema (INFORMATION_SCHEMA, invented tables, semantic model names
 used as tables). A refusal is not fatal: its message says which table was refused and which
@@ -15,7 +15,7 @@ from typing import Iterable
 from sqlglot import exp
 
 from engine.errors import EngineError
-from engine.readpolicy import (
+from engine.access.readpolicy import (
     CATALOG_REFUSED, NOT_A_TABLE, RAW_SQL_REFUSED, TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER, ReadPolicy, TableKey, bare_sql, cte_names,
     is_catalog, is_cte_reference, table_key,
 )
@@ -53,7 +53,7 @@ class RunGuards:
     seen: dict[TableKey, str] = field(default_factory=dict)
     smq_calls: int = 0
     failed_executes: int = 0
-    policy: ReadPolicy | None = None  # the layer's read policy (engine.readpolicy); built from the names when absent
+    policy: ReadPolicy | None = None  # the layer's read policy (engine.access.readpolicy); built from the names when absent
 
     def __post_init__(self) -> None:
         if self.policy is None:

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from engine import Layer
 from smq_db.executors import Executor
-from engine.readpolicy import policy_for
+from engine.access.readpolicy import policy_for
 
 import sqlglot
 
@@ -92,7 +92,7 @@ def system_prompt(config: AgentConfig, dialect: str = "") -> str:
 
 
 def execute_spec(spec: ToolSpec) -> ToolSpec:
-    """execute as the agent declares it: spec section 5's `sql`, plus an optional list of the assumptions made
+    """execute as the agent declares it: the `sql` of docs/agent.md's execute, plus an optional list of the assumptions made
     (declared in agent/tool_registry.py)."""
     return execute_in_run_spec()
 
@@ -213,7 +213,7 @@ class _Run:
         return list(dict.fromkeys(self.stated + dropped))
 
     def tools(self) -> list[ToolSpec]:
-        """The tools this turn: the paper's three (execute may carry assumptions), the exploration tools, the
+        """The tools this turn: the three core tools (execute may carry assumptions), the exploration tools, the
         pool's two, and `replan` once there is something to repair."""
         config = self.agent.config
         specs = [execute_spec(s) if s.name == EXECUTE else s

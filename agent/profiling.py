@@ -31,7 +31,7 @@ from sqlglot.lineage import lineage
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from engine import Layer
-from engine.access import apply_role_to_sql
+from engine.access.roles import apply_role_to_sql
 from engine.errors import EngineError
 from smq_db.executors import Executor
 from smq_db.stats import column_stats_query, top_values_query

@@ -6,7 +6,7 @@ never written by hand) is what every provider, REST's tool listing and MCP's `to
 model parses a call's arguments before the handler sees them, so declaration and handler cannot drift apart
 (tests/agent/test_every_tool.py calls every tool on every surface with arguments generated from its schema).
 
-Descriptions of the paper's tools and the loop's own tools come from prompts/tools.yml (`<tool>` and
+Descriptions of the three core tools and the loop's own tools come from prompts/tools.yml (`<tool>` and
 `<tool>.<argument>`), the exploration tools' from their declarations here. Whether a tool is offered at all
 is its `available` predicate over what the surface switched on (`Offer`), e.g. `python`.
 """
@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from engine.errors import EngineError, Location, QueryError, nearest
-from engine.smq.filter_schema import FILTER
+from engine.resolve.filter_schema import FILTER
 from smq_db.executors import BackendUnavailable
 
 from .prompts import tool_descriptions
@@ -144,7 +144,7 @@ class SmqShape(BaseModel):
     limit: int | None = Field(None, description="most rows to return")
 
 
-# -- the paper's three tools (spec section 5) --------------------------------------------------------------------
+# -- the three core tools (docs/agent.md, The three tools) --------------------------------------------------------------------
 class GetModelDataElementsArgs(ToolArgs):
     models: Names
 
@@ -163,7 +163,7 @@ class ExecuteInRunArgs(ExecuteArgs):
     assumptions: Names | None = None
 
 
-# -- the exploration tools (spec section 7) -----------------------------------------------------------------------
+# -- the exploration tools (docs/directives.md, The exploration tools) -----------------------------------------------------------------------
 _TABLE = "physical table name, as list_tables shows it"
 _COLUMN = "column name, as describe_table shows it"
 
@@ -300,7 +300,7 @@ def _declare(name: str, handler: Handler | None, args: type[ToolArgs], group: Gr
     return Tool(name, group, args, description, handler, available)
 
 
-# Names are spec sections 5 and 7; every surface uses these exactly.
+# Names are docs/agent.md and docs/directives.md; every surface uses these exactly.
 GET_ELEMENTS, CONVERT, EXECUTE = "getModelDataElements", "convertSmqToSql", "execute"
 LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "list_tables", "describe_table", "get_join_info"
 GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN, READ_QUERY, PYTHON = ("get_col_values", "find_rows", "profile_column",
@@ -365,7 +365,7 @@ def specs(names: tuple[str, ...] | list[str]) -> list[ToolSpec]:
 
 
 def execute_in_run_spec() -> ToolSpec:
-    """execute as the loop declares it: spec section 5's `sql` plus optional `assumptions`."""
+    """execute as the loop declares it: the `sql` of docs/agent.md's execute plus optional `assumptions`."""
     return ToolSpec(EXECUTE, TOOLS[EXECUTE].describe(), _schema(EXECUTE, ExecuteInRunArgs))
 
 

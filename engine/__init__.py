@@ -17,12 +17,12 @@ from .errors import EngineError, InternalError, LayerError, LayerValidationError
 
 if TYPE_CHECKING:
     from .facade import Layer, Layers, default_models_dir, load_layer, load_layers
-    from .sql.dialects import SUPPORTED_DIALECTS
+    from .dialects import SUPPORTED_DIALECTS
 
 # name -> the submodule defining it, imported on first access (PEP 562)
 _LAZY = {
     "Layer": ".facade", "Layers": ".facade", "default_models_dir": ".facade", "load_layer": ".facade",
-    "load_layers": ".facade", "SUPPORTED_DIALECTS": ".sql.dialects",
+    "load_layers": ".facade", "SUPPORTED_DIALECTS": ".dialects",
 }
 
 __all__ = [

@@ -11,20 +11,26 @@ from typing import Any, Iterator
 
 from sqlglot import exp
 
-from .access import restricted_sources
+from .access.lineage import Visibility, visibility
+from .access.roles import restricted_sources
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
+from .resolve.layer_checks import check_layer_filters
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
-from .plan.planner import Planner
-from .smq.mf_names import MFNames
-from .smq.query import SMQ, parse_smq
-from .smq.resolve import Resolver
-from .sql.compose import compose
-from .sql.dialects import SUPPORTED_DIALECTS, finish
-from .sql.render import Renderer
+from .explain import plan_data, resolved_data
+from .plan.nodes import Node
+from .plan.planner import plan_query
+from .resolve.mf_names import MFNames
+from .resolve.query import SMQ, parse_smq
+from .resolve.names import Resolver
+from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
+from .dialects.base import Dialect
+from .render.visitor import QueryRenderer
+from .resolve.query_resolver import QueryResolver
+from .resolve.resolved import ResolvedQuery
 
 DEFAULT_MODELS_DIR = "semantic_models"
 
@@ -42,7 +48,7 @@ class Layer:
         self.graph = JoinGraph(semantic.models, semantic.joins)
         self._cache: LruCache[tuple, str] = LruCache(cache_size)
         self._lock = threading.Lock()
-        self._sources: dict[tuple[str, str], dict[str, exp.Expression]] = {}
+        self._sources: dict[tuple[str, str, bool], dict[str, exp.Expression]] = {}
 
     # -- facts -------------------------------------------------------------------------------
     @property
@@ -65,6 +71,11 @@ class Layer:
     def version(self) -> str:
         return self.semantic.version
 
+    def visibility(self, role: str | None) -> Visibility:
+        """What a role may see: the element names it may not use (declared and by lineage), the entities whose key
+        reads a hidden value, the columns holding hidden values (engine/access/lineage.py)."""
+        return visibility(self.semantic, self.role(role))
+
     def role(self, name: str | None) -> Role | None:
         if name is None:
             return None
@@ -76,85 +87,88 @@ class Layer:
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
-                *, pretty: bool = True, use_cache: bool = True) -> str:
-        """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query."""
+                *, pretty: bool = True, use_cache: bool = True, shown: bool = False) -> str:
+        """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query. `shown`: the SQL as
+        it is shown to the role (its row filters' values named, not spelled out), not as it is run."""
         spec = parse_smq(smq)
         target = self._dialect(dialect)
-        key = (spec.canonical(), target, role, pretty)
+        key = (spec.canonical(), target.name, role, pretty, shown)
         if use_cache:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self.compile_expression(spec, target, role).sql(dialect=target, pretty=pretty, copy=False)
+        sql = self._compile_tree(spec, target, role, shown).sql(dialect=target.name, pretty=pretty, copy=False)
         if use_cache:
             self._cache.put(key, sql)
         return sql
 
-    def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> exp.Query:
+    def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
+                           *, shown: bool = False) -> exp.Query:
         """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
-        spec = parse_smq(smq)
-        target = self._dialect(dialect)
-        role_obj = self.role(role)
-        hidden = frozenset(role_obj.hidden) if role_obj else frozenset()
+        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role, shown)
+
+    def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> dict[str, Any]:
+        """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py)."""
+        spec, target = parse_smq(smq), self._dialect(dialect)
+        resolved, plan, tree = self._stages(spec, target, role, shown=True)
+        return {"database": self.name, "dialect": target.name, "role": role, "smq": spec.as_dict(),
+                "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan),
+                "sql": tree.sql(dialect=target.name, pretty=True, copy=False)}
+
+    def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> exp.Query:
+        return self._stages(spec, target, role, shown)[2]
+
+    def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> tuple[ResolvedQuery, Node, exp.Query]:
+        """resolve -> plan -> render, each stage's result."""
+        seen = self.visibility(role)
         try:
-            plan = Planner(self.semantic, self.graph, Resolver(self.semantic, hidden)).plan(spec)
-            sources = self.restricted_sources(role, target)
-            renderer = Renderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
-            return finish(compose(plan, renderer), target)
-        except QueryError as err:
-            if err.code == "unsupported_aggregation" and err.location is not None and err.location.field:
-                at = self._query_field(spec, err.location.field)  # the measure as the query reaches it: metrics[i]
-                if at is not None:
-                    raise QueryError(err.message, code=err.code, location=Location(field=at), suggestions=err.suggestions) from None
-            raise
+            names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
+            resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
+            plan = plan_query(resolved, self.semantic)
+            sources = self.restricted_sources(role, target.name, shown=shown)
+            renderer = QueryRenderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
+            return resolved, plan, target.finish(renderer.render(plan))
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
             raise InternalError(f"the compiler failed on a valid-looking query: {type(exc).__name__}: {exc}") from exc
 
-    def restricted_sources(self, role: str | None, dialect: str | None = None) -> dict[str, exp.Expression]:
-        """Model name -> filtered subquery for a role's row filters (empty without filters), fenced for `dialect`."""
+    def restricted_sources(self, role: str | None, dialect: str | None = None, *, shown: bool = False) -> dict[str, exp.Expression]:
+        """Model name -> filtered subquery for a role's row filters (empty without filters), fenced for `dialect`;
+        `shown`: as the role is shown them (its filters' values named, engine/access/roles.py)."""
         if role is None:
             return {}
         target = (dialect or self.dialect).lower()
         with self._lock:
-            cached = self._sources.get((role, target))
+            cached = self._sources.get((role, target, shown))
         if cached is None:
-            cached = restricted_sources(self.semantic, self.graph, self.role(role), target)
+            cached = restricted_sources(self.semantic, self.graph, self.role(role), target, shown=shown)
             with self._lock:
-                self._sources[(role, target)] = cached
+                self._sources[(role, target, shown)] = cached
         return cached
 
-    def _query_field(self, spec: SMQ, measure: str) -> str | None:
-        """`metrics[i]`: the first of the query's metrics that reads `measure` (itself or through its inputs)."""
-        def reads(name: str, seen: set[str]) -> bool:
-            if name == measure:
-                return True
-            metric = self.semantic.metrics.get(name)
-            if metric is None or name in seen:
-                return False
-            seen.add(name)
-            return any(reads(n, seen) for n in (*metric.inputs(), *(i.name for i in metric.input_specs)))
+    def shows_filters(self, role: str | None) -> bool:
+        """Whether the SQL shown to this role differs from the SQL run: its row filters' values are named, not shown."""
+        found = self.role(role)
+        return found is not None and bool(found.row_filters) and not found.show_filters
 
-        return next((f"metrics[{i}]" for i, name in enumerate(spec.metrics) if reads(name, set())), None)
-
-    def _dialect(self, dialect: str | None) -> str:
+    def _dialect(self, dialect: str | None) -> Dialect:
         target = (dialect or self.dialect).lower()
         if target not in SUPPORTED_DIALECTS:
             raise QueryError(f"unsupported dialect '{target}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
                              code="unsupported_dialect", location=Location(field="dialect"),
                              suggestions=nearest(target, SUPPORTED_DIALECTS, 1))
-        return target
+        return dialect_of(target)
 
     # -- listings ------------------------------------------------------------------------------
     def elements(self, models: list[str] | None = None, role: str | None = None) -> dict[str, Any]:
         """getModelDataElements: dimensions, measures and metrics of the named models (all when empty)."""
-        role_obj = self.role(role)
-        hidden = set(role_obj.hidden) if role_obj else set()
+        seen = self.visibility(role)
+        hidden = seen.hidden
         names = list(models or self.models)
-        mf = MFNames(self.semantic, frozenset(hidden)) if any(m.entities or m.primary_entity for m in self.models.values()) else None
+        mf = MFNames(self.semantic, hidden, seen.hidden_entities) if any(m.entities or m.primary_entity for m in self.models.values()) else None
         out = []
         for i, name in enumerate(names):
             model = self.models.get(name)
@@ -237,7 +251,7 @@ def load_layer(directory: str | Path) -> Layer:
     enabled = gc.isenabled()
     gc.disable()  # see build_layer: bulk creation of long-lived objects
     try:
-        return Layer(build_layer(Path(directory)))
+        return Layer(build_layer(Path(directory), (check_layer_filters,)))
     finally:
         if enabled:
             gc.enable()

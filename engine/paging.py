@@ -76,7 +76,10 @@ def paged_sql(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 
         if hit is not None:
             return hit
     page = paginate(layer.compile_expression(smq, layer.dialect, role), limit, offset, probe=probe)
-    result = PagedSql(page.shown.sql(dialect=layer.dialect, pretty=True), page.run.sql(dialect=layer.dialect), page.size)
+    shown = page.shown
+    if layer.shows_filters(role):  # the role sees its SQL with its row filters' values named (engine/access/roles.py)
+        shown = paginate(layer.compile_expression(smq, layer.dialect, role, shown=True), limit, offset, probe=probe).shown
+    result = PagedSql(shown.sql(dialect=layer.dialect, pretty=True), page.run.sql(dialect=layer.dialect), page.size)
     if key is not None:
         _CACHE.put(key, result)
     return result

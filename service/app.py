@@ -26,7 +26,7 @@ from .redis_state import quota_for
 from .registry import Registry
 from .request_log import configure_logging
 from .result_formats import EXPOSED_HEADERS
-from .routes import admin, ask, compile, cube, databases, execute, explore, health, playground, query, tools
+from .routes import admin, ask, compile, cube, databases, execute, explain, explore, health, playground, query, tools
 from .observability import install_observability
 from .routes.health import service_version
 from .routes.schemas import problem_responses
@@ -113,7 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(KeyedHeadersMiddleware, scope_key=KEYED_SCOPE_KEY)
     app.add_middleware(ServerTimingMiddleware)  # outermost: times error responses too
     app.include_router(health.router)
-    for module in (databases, compile, query, execute, explore, admin, ask, tools):  # every route here may meet a limit
+    for module in (databases, compile, explain, query, execute, explore, admin, ask, tools):  # every route here may meet a limit
         app.include_router(module.router, responses=problem_responses(413, 429))
     from .pgwire.route import router as sql_api_router
 

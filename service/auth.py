@@ -1,4 +1,4 @@
-"""API keys (spec section 6): who may call, which databases they may use, and as which role.
+"""API keys (docs/security.md; docs/semantic-layer.md, access roles): who may call, which databases they may use, and as which role.
 
 The keys file holds only SHA-256 digests of the keys, never the keys themselves:
 

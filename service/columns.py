@@ -17,9 +17,10 @@ from pydantic import BaseModel, Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from engine.dialects import dialect as dialect_of, find as find_engine
 from engine.layer.model import Metric
-from engine.smq.query import parse_smq
-from engine.smq.resolve import DimRef, MeasureRef, Resolver
+from engine.resolve.query import parse_smq
+from engine.resolve.names import DimRef, MeasureRef, Resolver
 from engine import Layer
 from engine.lru import LruCache
 
@@ -28,8 +29,6 @@ Grain = Literal["day", "week", "month", "quarter", "year"]
 ElementKind = Literal["dimension", "measure", "metric"]
 
 # MySQL's protocol names its types by their C constants (pymysql.constants.FIELD_TYPE), not in SQL
-_MYSQL_NAMES = {"LONGLONG": "BIGINT", "LONG": "INT", "INT24": "MEDIUMINT", "SHORT": "SMALLINT", "TINY": "TINYINT",
-                "NEWDECIMAL": "DECIMAL", "VAR_STRING": "VARCHAR", "STRING": "CHAR", "NEWDATE": "DATE", "YEAR": "SMALLINT"}
 _DIMENSION_TYPES: dict[str, SemanticType] = {"string": "string", "number": "number", "boolean": "boolean",
                                              "date": "time", "timestamp": "time"}
 
@@ -65,7 +64,7 @@ def semantic_type(db_type: str | None, dialect: str) -> tuple[SemanticType | Non
     """(semantic type, grain) of a database type as the database spells it; (None, None) when unknown."""
     if not db_type:
         return None, None
-    text = _MYSQL_NAMES.get(db_type, db_type) if dialect == "mysql" else db_type
+    text = dialect_of(dialect).type_names.get(db_type, db_type) if find_engine(dialect) is not None else db_type
     try:
         kind = exp.DataType.build(text, dialect=dialect, udt=True)
     except (SqlglotError, ValueError):

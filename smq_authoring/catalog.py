@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.dialects import dialect as dialect_of
+
 KINDS = ("string", "number", "boolean", "date", "timestamp", "time", "other")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}\Z")
 _ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?\Z")
@@ -102,8 +104,9 @@ class Catalog:
 def declared_kind(type_text: str, dialect: str) -> str:
     """The kind a declared SQL type holds; SQLite's free-form names follow its affinity rules."""
     t = type_text.strip().lower()
+    engine = dialect_of(dialect)
     if re.search(r"\[\]|\b(array|list|struct|map|union|json|jsonb|xml|interval|point|polygon|geometry|geography|line|blob|bytea|binary|varbinary|tsvector|hstore)\b", t):
-        if not (dialect == "sqlite" and "blob" not in t and "binary" not in t):
+        if not (engine.affinity_typing and "blob" not in t and "binary" not in t):
             return "other"
     if "timestamp" in t or "datetime" in t:
         return "timestamp"
@@ -111,13 +114,13 @@ def declared_kind(type_text: str, dialect: str) -> str:
         return "date"
     if t.startswith("time"):
         return "time"
-    if t.startswith("bool") or t == "bit" or (dialect == "mysql" and t.startswith("tinyint(1)")):
+    if t.startswith("bool") or t == "bit" or any(t.startswith(b) for b in engine.declared_boolean_types):
         return "boolean"
     if re.search(r"int|numeric|decimal|number|float|double|real|money|serial", t):
         return "number"
     if re.search(r"char|text|clob|string|uuid|enum|set\(|citext|name", t):
         return "string"
-    if dialect == "sqlite":
+    if engine.affinity_typing:
         return "other" if t == "" else "number"  # no type: BLOB affinity; anything else: NUMERIC
     return "string" if t else "other"
 
@@ -130,26 +133,27 @@ def refine_kind(column: Column, dialect: str) -> None:
     date functions (DATE(x, 'start of month')) need them.
     """
     samples = [v for v in column.samples if v is not None]
+    loose = dialect_of(dialect).affinity_typing  # SQLite: types are hints, values are what they are
     if not samples:
-        if column.kind == "other" and dialect == "sqlite" and column.type == "":
+        if column.kind == "other" and loose and column.type == "":
             column.kind = "string"
         return
     texts = [v for v in samples if isinstance(v, str)]
     if column.kind in ("string", "other", "date", "timestamp") and texts and len(texts) == len(samples):
-        if dialect == "sqlite" or column.kind in ("string", "other"):
+        if loose or column.kind in ("string", "other"):
             if all(_ISO_DATE.match(v) for v in texts):
-                if dialect == "sqlite":
+                if loose:
                     column.kind = "date"
                 return
             if all(_ISO_DATE.match(v) or _ISO_TIMESTAMP.match(v) for v in texts):
-                if dialect == "sqlite":
+                if loose:
                     column.kind = "timestamp"
                 return
-        if dialect == "sqlite" and column.kind in ("date", "timestamp"):
+        if loose and column.kind in ("date", "timestamp"):
             column.kind = "string"
             column.note = f"dates written as text like '{texts[0]}'"
             return
-    if dialect != "sqlite":
+    if not loose:
         return
     if column.kind == "number" and texts and not all(_NUMBER.match(v) for v in texts):
         column.kind = "string"

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of
 from .catalog import ForeignKey, Table
 from .introspect import Source
 from .names import ID_SUFFIXES, base_tokens, identifier_word, singular, singular_tokens, tokens
@@ -122,7 +123,7 @@ def _declared(source: Source | None, table: Table, fk: ForeignKey, by_name: dict
     col, pcol = table.column(from_cols[0]), parent.column(to_cols[0])
     if source is not None and len(from_cols) == 1 and col.kind == "string" and col.non_null and parent.row_count:
         _, evidence, clean = _value_evidence(source, table, from_cols, parent, to_cols, sample_rows,
-                                             cast=col.kind != pcol.kind and source.dialect != "sqlite")
+                                             cast=col.kind != pcol.kind and not dialect_of(source.dialect).affinity_typing)
         note = f"; its values match only when cleaned: {evidence}" if clean else ""
     return Link(table.name, from_cols, parent.name, to_cols, relationship, "declared", 1.0, f"declared foreign key {shown}{note}", clean)
 
@@ -255,10 +256,10 @@ def _best_candidate(source: Source | None, table: Table, column: str, tables: li
             pcol = parent.column(key)
             if pcol is None or pcol.kind == "other":
                 continue
-            compatible = col.kind == pcol.kind or {col.kind, pcol.kind} <= {"string", "number"} and source is not None and source.dialect == "sqlite"
+            compatible = col.kind == pcol.kind or {col.kind, pcol.kind} <= {"string", "number"} and source is not None and dialect_of(source.dialect).affinity_typing
             if not compatible:
                 score -= 0.2
-            cast = col.kind != pcol.kind and source is not None and source.dialect != "sqlite"  # SQLite compares by affinity
+            cast = col.kind != pcol.kind and source is not None and not dialect_of(source.dialect).affinity_typing  # SQLite compares by affinity
             bonus, evidence, clean = _value_evidence(source, table, (column,), parent, (key,), sample_rows, cast=cast)
             confidence = round(max(0.0, min(0.99, score + bonus)), 2)
             if confidence < EMIT_AT or (best is not None and confidence <= best.confidence):

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of
 from engine.errors import EngineError
 from smq_db.catalog import Catalog as CatalogReader
 from smq_db.catalog import TableInfo
@@ -89,7 +90,7 @@ def open_source(spec: ConnectionSpec) -> Source:
 def introspect(source: Source) -> list[Table]:
     """Every table and view of the database (or schema), with declared keys and comments."""
     spec = source.spec
-    schema = spec.database if spec.backend == "mysql" else spec.schema
+    schema = spec.database if dialect_of(spec.backend).schema_setting == "database" else spec.schema  # MySQL: a database
     try:
         infos = CatalogReader(source.executor, source.dialect).introspect(schema)
     except BackendUnavailable as err:

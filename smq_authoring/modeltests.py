@@ -22,7 +22,7 @@ from engine import Layer
 from engine.errors import EngineError, LayerError, Location
 from engine.layer.model import JoinEdge, Model
 from engine.layer.yamlpos import YMap, YSeq, load_yaml, where
-from engine.sql.render import qualify
+from engine.layer.exprs import qualify
 
 from .layerdoc import plain
 

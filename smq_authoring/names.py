@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of, introspectable
 from engine.layer.exprs import ExprError, parse_expression, parse_table
 
 _TOKEN = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -159,15 +160,15 @@ def _reserved() -> frozenset[str]:
     from sqlglot.dialects.dialect import Dialect
 
     words = set(_EXTRA_RESERVED)
-    for dialect in ("mysql", "duckdb", "postgres", "sqlite"):
-        words |= {w.lower().removesuffix("_p") for w in Dialect.get_or_raise(dialect).generator_class.RESERVED_KEYWORDS}
+    for engine in introspectable():  # the engines `smq init` writes layers for
+        words |= {w.lower().removesuffix("_p") for w in Dialect.get_or_raise(engine.name).generator_class.RESERVED_KEYWORDS}
     return frozenset(words)
 
 
 def _plain_ok(name: str, dialect: str) -> bool:
     if not _SIMPLE.match(name) or name.lower() in _reserved():
         return False
-    return not (dialect == "postgres" and name != name.lower())  # PostgreSQL folds unquoted names to lower case
+    return not (dialect_of(dialect).folds_unquoted_to_lower and name != name.lower())
 
 
 @lru_cache(maxsize=4096)

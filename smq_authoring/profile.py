@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of
 from smq_db.stats import ColumnStatsQuery, top_values_query
 
 from .catalog import Table, refine_kind
@@ -53,14 +54,15 @@ def profile_table(source: Source, table: Table, *, sample_rows: int | None = Non
     table.row_count = int(source.query(exp.select(exp.Count(this=exp.Star())).from_(source.table_ref(table)))[0][0] or 0)
     table.sampled = bool(sample_rows and table.row_count > sample_rows)
     base = relation(source, table, sample_rows)
-    comparable = [c for c in table.columns if c.kind != "other" or source.dialect == "sqlite"]
+    loose = dialect_of(source.dialect).affinity_typing  # SQLite: any column compares
+    comparable = [c for c in table.columns if c.kind != "other" or loose]
     if table.row_count and comparable:
         rows = source.query(exp.select(*[_col(c.name) for c in comparable]).from_(base.copy()).limit(SAMPLE_VALUES))
         for j, col in enumerate(comparable):
             col.samples = [r[j] for r in rows]
     for start in range(0, len(comparable), STATS_CHUNK):
         chunk = comparable[start:start + STATS_CHUNK]
-        ordered = [c for c in chunk if c.kind in ("string", "number", "date", "timestamp", "time") or source.dialect == "sqlite"]
+        ordered = [c for c in chunk if c.kind in ("string", "number", "date", "timestamp", "time") or loose]
         query = ColumnStatsQuery(base, tuple(c.name for c in chunk), tuple(c.name for c in ordered), count_rows=False)
         stats = query.read(source.query(query.tree())[0]).columns
         profiled_rows = min(table.row_count, sample_rows) if table.sampled and sample_rows else table.row_count
@@ -74,7 +76,7 @@ def profile_table(source: Source, table: Table, *, sample_rows: int | None = Non
         refine_kind(col, source.dialect)
         if read_values and col.profiled and 0 < (col.distinct or 0) <= LOW_CARDINALITY and col.kind in ("string", "boolean", "number"):
             values = low_cardinality_values(source, base, col.name)
-            col.values = values if source.dialect == "sqlite" else [(exact_value(v, col.type), n) for v, n in values]
+            col.values = values if loose else [(exact_value(v, col.type), n) for v, n in values]
 
 
 def low_cardinality_values(source: Source, base: exp.Expression, column: str) -> list[tuple[Any, int]]:

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from engine.dialects import dialect as dialect_of
 from .catalog import Catalog, Column, Table
 from sqlglot import exp
 
@@ -266,7 +267,7 @@ def model_body(table: Table, models: dict[str, str], referencing: list[Link], di
 def dimension_type(col: Column, dialect: str) -> str:
     """The dimension's kind; 0/1 columns named like a flag are booleans where integers are truthy."""
     words = tokens(col.name)
-    if (col.kind == "number" and dialect in ("sqlite", "mysql") and words[:1] and words[0] in BOOLEAN_PREFIXES
+    if (col.kind == "number" and dialect_of(dialect).integer_booleans and words[:1] and words[0] in BOOLEAN_PREFIXES
             and (col.values and {v for v, _ in col.values} <= {0, 1} or not col.non_null)):
         return "boolean"
     return KIND_TO_TYPE[col.kind]

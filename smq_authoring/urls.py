@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-SCHEMES = {"sqlite": "sqlite", "sqlite3": "sqlite", "duckdb": "duckdb", "postgresql": "postgres", "postgres": "postgres",
-           "mysql": "mysql", "mariadb": "mysql"}
+from engine.dialects import dialect as dialect_of, introspectable
+
+# URL scheme -> the engine's name, for every engine `smq init` can read (engine/dialects: each engine's url_schemes)
+SCHEMES = {scheme: d.name for d in introspectable() for scheme in d.url_schemes}
 
 
 class UrlError(ValueError):
@@ -65,7 +67,7 @@ class ConnectionSpec:
         if self.password:
             out["password"] = "${" + self.password_variable(db_name) + "}"
         out["database"] = self.database
-        if self.schema and self.backend == "postgres":
+        if self.schema and dialect_of(self.backend).schema_setting == "schema":
             out["schema"] = self.schema
         return out
 
@@ -76,7 +78,7 @@ class ConnectionSpec:
         out = {"backend": self.backend, "host": self.host, "port": self.port, "user": self.user, "database": self.database}
         if self.password:
             out["password"] = self.password
-        if self.schema and self.backend == "postgres":
+        if self.schema and dialect_of(self.backend).schema_setting == "schema":
             out["schema"] = self.schema
         return {k: v for k, v in out.items() if v is not None}
 
@@ -88,14 +90,15 @@ def parse_url(url: str) -> ConnectionSpec:
     if backend is None:
         raise UrlError(f"unsupported database URL '{url}': expected sqlite:///file.db, duckdb:///file.duckdb, "
                        "postgresql://user@host:port/db?schema=name or mysql://user@host:port/db")
-    if backend in ("sqlite", "duckdb"):
+    engine = dialect_of(backend)
+    if engine.file_based:
         if not rest.startswith("/") or len(rest) < 2:
             raise UrlError(f"'{url}': write {scheme}:///relative/path or {scheme}:////absolute/path")
         raw_path, _, query_text = rest[1:].partition("?")
         path = Path(unquote(raw_path)).expanduser()
         if not path.is_file():
             raise UrlError(f"'{url}': no such file: {path}")
-        schema = (parse_qs(query_text).get("schema") or [None])[0] if backend == "duckdb" else None
+        schema = (parse_qs(query_text).get("schema") or [None])[0] if engine.has_schemas else None
         return ConnectionSpec(backend, path=path, schema=schema)
     parsed = urlparse(url)
     database = unquote(parsed.path.lstrip("/"))
@@ -110,9 +113,9 @@ def parse_url(url: str) -> ConnectionSpec:
     return ConnectionSpec(
         backend,
         host=parsed.hostname or "127.0.0.1",
-        port=port or (5432 if backend == "postgres" else 3306),
+        port=port or engine.default_port,
         user=unquote(parsed.username) if parsed.username else None,
         password=unquote(parsed.password) if parsed.password else None,
         database=database,
-        schema=(schema or "public") if backend == "postgres" else None,
+        schema=(schema or engine.schema_default) if engine.schema_setting == "schema" else None,
     )

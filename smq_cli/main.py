@@ -26,7 +26,7 @@ REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_command
 OPTIONAL_COMMANDS = {
     "serve": "service_commands", "keys": "service_commands", "ask": "agent_commands", "directives": "explore_commands",
     "mcp": "explore_commands", "eval": "eval_commands", "init": "authoring_commands", "test": "authoring_commands",
-    "lint": "authoring_commands", "import": "import_commands",
+    "lint": "authoring_commands", "import": "import_commands", "explain": "explain_command",
 }
 CORE_COMMANDS = ("validate", "compile", "elements", "query")
 

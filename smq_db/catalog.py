@@ -19,6 +19,8 @@ the timeout apply, and no connection is opened beside the executor's own.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from importlib import import_module
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +28,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of, introspectable
 from engine.errors import EngineError
 
 from .executors.base import Executor
@@ -35,7 +38,6 @@ CATALOG_TIMEOUT_S = 10.0  # the agent's lazy reads
 MAX_TABLES = 2000
 INTROSPECT_TIMEOUT_S = 300.0  # `smq init` reads a whole schema once
 INTROSPECT_MAX_ROWS = 1_000_000
-INTROSPECT_BACKENDS = ("sqlite", "duckdb", "postgres", "mysql")
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class Catalog:
     def __init__(self, executor: Executor, dialect: str | None = None) -> None:
         self.executor = executor
         self.dialect = dialect or executor.dialect
+        # SQLite's catalog is sqlite_master and pragma table functions, every other engine's information_schema
+        self._pragmas = not dialect_of(self.dialect).information_schema
         self._tables: list[TableRef] | None = None
         self._columns: dict[tuple[str, ...], list[ColumnInfo]] = {}
 
@@ -109,7 +113,7 @@ class Catalog:
         return self._tables
 
     def _read_tables(self) -> list[TableRef]:
-        if self.dialect == "sqlite":
+        if self._pragmas:
             q = (exp.select("name", "type").from_("sqlite_master")
                  .where(exp.column("type").isin(exp.Literal.string("table"), exp.Literal.string("view")))
                  .where(exp.Not(this=exp.column("name").like(exp.Literal.string("sqlite_%")))).order_by("name"))
@@ -126,7 +130,7 @@ class Catalog:
         return self._columns[table.key]
 
     def _read_columns(self, table: TableRef) -> list[ColumnInfo]:
-        if self.dialect == "sqlite":
+        if self._pragmas:
             q = exp.select(*_quoted("name", "type", "notnull", "pk")).from_(_table_function("pragma_table_info", table.name)).order_by(*_quoted("cid"))
             return [ColumnInfo(r[0], r[1] or None, not r[2], bool(r[3])) for r in self._run(q)]
         q = (exp.select("column_name", "data_type", "is_nullable").from_("information_schema.columns")
@@ -152,7 +156,7 @@ class Catalog:
     def foreign_keys(self, table: TableRef) -> list[ForeignKey]:
         """Declared foreign keys of a table ([] when the backend does not expose them)."""
         try:
-            if self.dialect == "sqlite":
+            if self._pragmas:
                 q = (exp.select(*_quoted("id", "table", "from", "to")).from_(_table_function("pragma_foreign_key_list", table.name))
                      .order_by(*_quoted("id", "seq")))
                 grouped: dict[Any, ForeignKey] = {}
@@ -191,10 +195,11 @@ class Catalog:
         """Every table and view of one schema (DuckDB `main`, PostgreSQL `public`, MySQL the connected
         database by default; SQLite has one), with declared keys, unique constraints and comments."""
         backend = self.executor.backend
-        if backend not in INTROSPECT_BACKENDS:
-            raise ValueError(f"reading a whole schema is supported for {', '.join(INTROSPECT_BACKENDS)}, not {backend}")
-        reader = {"sqlite": _introspect_sqlite, "duckdb": _introspect_duckdb, "postgres": _introspect_postgres,
-                  "mysql": _introspect_mysql}[backend]
+        target = dialect_of(backend).introspector
+        if target is None:
+            raise ValueError(f"reading a whole schema is supported for {', '.join(d.name for d in introspectable())}, not {backend}")
+        module, _, name = target.partition(":")
+        reader: Callable[[Catalog, str | None], list[TableInfo]] = getattr(import_module(module), name)
         return reader(self, schema)
 
     def _query(self, text: str, **values: Any) -> list[list[Any]]:
@@ -228,7 +233,7 @@ def _in_table(table: TableRef, alias: str | None = None) -> exp.Expr:
 
 
 # -- SQLite ---------------------------------------------------------------------------------------------
-def _introspect_sqlite(catalog: Catalog, schema: str | None) -> list[TableInfo]:
+def introspect_sqlite(catalog: Catalog, schema: str | None) -> list[TableInfo]:
     q = catalog._query
     tables = []
     for name, kind in q("SELECT name, type FROM sqlite_master WHERE type IN ('table', 'view') "
@@ -256,7 +261,7 @@ def _introspect_sqlite(catalog: Catalog, schema: str | None) -> list[TableInfo]:
 _DUCKDB_HERE = "schema_name = :schema AND database_name = current_database()"
 
 
-def _introspect_duckdb(catalog: Catalog, schema: str | None) -> list[TableInfo]:
+def introspect_duckdb(catalog: Catalog, schema: str | None) -> list[TableInfo]:
     q, schema = catalog._query, schema or "main"
     shown = None if schema == "main" else schema
     tables: dict[str, TableInfo] = {}
@@ -294,7 +299,7 @@ _PG_KEY_NAMES = ("ARRAY(SELECT a.attname FROM unnest(con.{keys}) WITH ORDINALITY
                  "ON a.attrelid = con.{rel} AND a.attnum = k.n ORDER BY k.i)")
 
 
-def _introspect_postgres(catalog: Catalog, schema: str | None) -> list[TableInfo]:
+def introspect_postgres(catalog: Catalog, schema: str | None) -> list[TableInfo]:
     q, schema = catalog._query, schema or "public"
     tables: dict[str, TableInfo] = {}
     for name, relkind, comment in q(
@@ -323,7 +328,7 @@ def _introspect_postgres(catalog: Catalog, schema: str | None) -> list[TableInfo
 
 
 # -- MySQL / MariaDB ------------------------------------------------------------------------------------
-def _introspect_mysql(catalog: Catalog, schema: str | None) -> list[TableInfo]:
+def introspect_mysql(catalog: Catalog, schema: str | None) -> list[TableInfo]:
     q = catalog._query
     if schema is None:
         schema = q("SELECT DATABASE()")[0][0]

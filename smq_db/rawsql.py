@@ -2,7 +2,7 @@
 
 Every raw-SQL path (REST execute, the read_query tool, MCP) calls `prepare_raw_sql`, so they run the
 same checks in the same order, and the executor receives SQL regenerated from the checked tree
-(`engine.readpolicy.ReadPolicy.render`), never the client's text.
+(`engine.access.readpolicy.ReadPolicy.render`), never the client's text.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from engine.access import apply_role_to_sql
+from engine.access.roles import apply_role_to_sql
 from engine.layer.joins import JoinGraph
 from engine.layer.model import Role, SemanticLayer
-from engine.readpolicy import policy_for
+from engine.access.readpolicy import policy_for
 
 from .executors import check_read_only  # through the package: readonly and executors import each other
 

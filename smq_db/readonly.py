@@ -28,7 +28,7 @@ from engine.errors import Location
 from engine.lru import LruCache
 from engine.nesting import too_deep, too_deep_message
 
-from engine.denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
+from engine.dialects.denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from .executors.errors import ReadOnlyViolation, SqlSyntaxError
 
 ONLY = "only one SELECT or WITH query is allowed"

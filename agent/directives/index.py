@@ -128,7 +128,7 @@ class DirectiveIndex:
         self.role = role
         self.config = config or DirectiveConfig()
         role_obj = layer.role(role)
-        hidden = set(role_obj.hidden) if role_obj else set()
+        hidden = layer.visibility(role_obj.name if role_obj else None).hidden
         self.models = list(layer.models)
         self.adj = adjacency(layer)
         docs: dict[str, list[list[str]]] = {f: [] for f in FIELDS}

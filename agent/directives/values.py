@@ -30,7 +30,7 @@ def sample_values(layer: Layer, executor: Executor, role: str | None = None, *, 
                   max_columns: int = MAX_COLUMNS) -> dict[str, list[str]]:
     """Model -> sampled text values of its visible string dimensions (failures are skipped, logged)."""
     role_obj = layer.role(role)
-    hidden = set(role_obj.hidden) if role_obj else set()
+    hidden = layer.visibility(role_obj.name if role_obj else None).hidden
     sources = layer.restricted_sources(role)
     out: dict[str, list[str]] = {}
     budget = max_columns

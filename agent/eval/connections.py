@@ -27,12 +27,14 @@ from typing import Any
 import yaml
 
 from engine import Layer
+from engine.dialects import Engine
 from smq_db.executors import Executor, create_executor
 from smq_db.open import open_for_layer
 
 from .tasks import EvalInputError, Task
 
-SQLITE, SNOWFLAKE, BIGQUERY = "sqlite", "snowflake", "bigquery"
+# the engines Spider 2.0 tasks run on, each reached by its own command-line option below
+SQLITE, SNOWFLAKE, BIGQUERY = Engine.SQLITE.value, Engine.SNOWFLAKE.value, Engine.BIGQUERY.value
 
 HOW_TO = {
     SQLITE: "pass --sqlite-dir DIR (a folder of <db>.sqlite files, as Spider 2.0 ships them)",

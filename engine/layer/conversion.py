@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from ..errors import Location, nearest
-from .exprs import ExprError, parse_filter_expression, parse_expression
+from .exprs import ExprError, parse_filter_expression
 from .model import Window
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from sqlglot import exp
 from ..errors import nearest
 from .conversion import CONVERSION_KEYS, read_conversion
 from .formats import read_format
-from .exprs import ExprError, parse_filter_expression, parse_expression
+from .exprs import ExprError, parse_filter_expression
 from .inputs import read_input
 from ..errors import Location
 from .model import (

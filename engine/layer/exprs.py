@@ -84,8 +84,7 @@ def parse_filter_expression(text: str, dialect: str) -> exp.Expression:
     (`{{ Dimension('order__status') }}`, `{{ Metric('bookings', group_by=['listing']) }}`) read as in
     queries (engine/smq/templates.py), then one scalar SQL expression."""
     if isinstance(text, str) and "{{" in text:
-        from ..smq.mf_names import template_name
-        from ..smq.templates import TemplateError, translate
+        from .templates import TemplateError, template_name, translate
 
         try:
             text = translate(text, template_name)
@@ -138,3 +137,14 @@ def _parse_column(exc: Exception) -> int | None:
     if errors and errors[0].get("col"):
         return int(errors[0]["col"])
     return None
+
+
+def qualify(node: exp.Expression, alias: str) -> exp.Expression:
+    """A copy of a model-level expression with its columns bound to the model's alias."""
+    out = node.copy()
+    columns = [out] if isinstance(out, exp.Column) else list(out.find_all(exp.Column))
+    for c in columns:
+        c.set("table", exp.to_identifier(alias, quoted=True))
+        c.set("db", None)
+        c.set("catalog", None)
+    return out

@@ -11,13 +11,13 @@ import gc
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from sqlglot import exp
 
-from ..allowlist import why_not_allowable
+from ..dialects.denylist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
-from ..sql.dialects import SUPPORTED_DIALECTS
+from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
@@ -26,7 +26,7 @@ from .model import (
 )
 from .reader import NAME_RULE, _kind, display_path
 from .yamlpos import YMap, YSeq, where
-from .vocab import check_non_additive
+from .vocab import _flag, check_non_additive
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache")
 RAW_SQL_KEYS = ("functions", "table_functions")
@@ -56,14 +56,14 @@ class _Reader(ElementReader):
             return {"name": self.directory.name}
         self.known_keys(node, DATABASE_KEYS, file, "")
         name = self.name(node, file, "database", "database") or self.directory.name
-        dialect = self.text(node, "dialect", file, "database", required=True, default="duckdb")
+        dialect = self.text(node, "dialect", file, "database", required=True, default=DEFAULT_ENGINE.value)
         if dialect.lower() not in SUPPORTED_DIALECTS or check_dialect(dialect.lower()):
             self.errors.add(
                 f"dialect: unsupported dialect '{dialect}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
                 where(file, node, "dialect", field="dialect"), code="unknown_dialect",
                 suggestions=nearest(dialect, SUPPORTED_DIALECTS, 1),
             )
-            dialect = "duckdb"
+            dialect = DEFAULT_ENGINE.value
         dialect = dialect.lower()
         self.dialect = dialect
         connection = node.get("connection") or {}
@@ -401,7 +401,7 @@ class _Reader(ElementReader):
                 continue
             if not hasattr(body_map, "pos"):
                 body_map.pos, body_map.key_pos, body_map.value_pos = roles_map.key_pos[role_name], {}, {}
-            self.known_keys(body_map, ("row_filters", "hidden", "description"), file, field)
+            self.known_keys(body_map, ("row_filters", "hidden", "description", "show_filters"), file, field)
             filters = self.string_list(body_map, "row_filters", file, field)
             nodes = []
             for text, loc in filters:
@@ -411,7 +411,8 @@ class _Reader(ElementReader):
                     self.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
             hidden = self.string_list(body_map, "hidden", file, field)
             out[role_name] = Role(role_name, tuple(t for t, _ in filters), tuple(nodes), tuple(h for h, _ in hidden),
-                                  where(file, roles_map, role_name, field=field, at_key=True))
+                                  where(file, roles_map, role_name, field=field, at_key=True),
+                                  show_filters=_flag(self, body_map, "show_filters", file, field))
         return out
 
 
@@ -453,26 +454,35 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
     return parts, reader.errors.errors, reader.broken
 
 
-def build_layer(directory: Path) -> SemanticLayer:
-    """Read and validate one database folder; raises LayerValidationError with every problem."""
+Check = Callable[[SemanticLayer], list[LayerError]]
+
+
+def build_layer(directory: Path, checks: tuple[Check, ...] = ()) -> SemanticLayer:
+    """Read and validate one database folder; raises LayerValidationError with every problem.
+
+    `checks` run after the layer's own validation, on the layer as read (the facade passes the later stages'
+    checks: its filters resolved as queries are, its roles), and their errors are reported with the loader's."""
     # loading makes ~100 objects per element and frees none of them: the cyclic garbage collector's
     # scans would cost a third of the time of a large layer, for nothing
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build_layer(directory)
+        return _build_layer(directory, checks)
     finally:
         if enabled:
             gc.enable()
 
 
-def _build_layer(directory: Path) -> SemanticLayer:
+def _build_layer(directory: Path, checks: tuple[Check, ...]) -> SemanticLayer:
     from .validate import validate_layer
 
     parts, errors, broken = read_layer(directory)
     layer = SemanticLayer(**parts)
     # references to a model whose file is broken would only repeat that file's error
-    errors.extend(e for e in validate_layer(layer) if not _mentions_any(e.message, broken))
+    found = validate_layer(layer)
+    for check in checks:
+        found += check(layer)
+    errors.extend(e for e in found if not _mentions_any(e.message, broken))
     if errors:
         raise LayerValidationError(layer.name, _dedupe(errors))
     return layer

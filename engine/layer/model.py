@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max", "percentile", "median")
+PERCENTILE_AGGS = ("percentile", "median")  # they do not re-aggregate; some engines have none (engine/dialects)
 METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
@@ -110,12 +111,25 @@ class Measure:
     percentile: float | None = None
     discrete: bool = False
     approximate: bool = False
-    non_additive: NonAdditive | None = None  # semi-additive (engine/sql/semi_additive.py)
+    non_additive: NonAdditive | None = None  # semi-additive (engine/render/semi_additive.py)
     format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
 
     @property
     def qualified_name(self) -> str:
         return qualified(self.model, self.name)
+
+    @property
+    def fraction(self) -> float:
+        """A percentile measure's percentile as a fraction (a median is 0.5)."""
+        return 0.5 if self.agg == "median" or self.percentile is None else self.percentile
+
+    @property
+    def percentile_kind(self) -> str:
+        """`exact continuous percentile 0.9`, `continuous median`: how messages name a percentile measure."""
+        if self.agg == "median":
+            return "continuous median"
+        words = ["approximate" if self.approximate else "exact", "discrete" if self.discrete else "continuous"]
+        return f"{' '.join(words)} percentile {self.fraction}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,6 +361,8 @@ class Role:
     row_filter_nodes: tuple[exp.Expression, ...]
     hidden: tuple[str, ...]
     location: Location
+    # the role's SQL shown with its row filters' values spelled out (by default they are named, not shown)
+    show_filters: bool = False
 
 
 @dataclass(frozen=True, slots=True)

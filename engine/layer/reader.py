@@ -14,6 +14,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from ..dialects import DEFAULT_ENGINE
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .exprs import ExprError, parse_expression
 from .yamlpos import MAX_YAML_BYTES, YMap, YSeq, load_yaml, where
@@ -36,7 +37,7 @@ class BaseReader:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.errors = ErrorCollector()
-        self.dialect = "duckdb"
+        self.dialect = DEFAULT_ENGINE.value
         self.hasher = hashlib.sha256()
         self.files: list[str] = []
         self.broken: set[str] = set()  # models whose file could not be read

@@ -4,20 +4,14 @@ primary keys where fan-out can happen, access roles, and columns against sources
 from __future__ import annotations
 
 from graphlib import CycleError, TopologicalSorter
-from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from ..errors import ErrorCollector, LayerError, Location, nearest
+from ..errors import ErrorCollector, LayerError, nearest
 from .conversion import check_conversion
 from .inputs import check_inputs
 from .joins import FLIP
-from ..smq.metric_filters import is_placeholder
 from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
-
-if TYPE_CHECKING:
-    from ..errors import QueryError
-    from ..smq.resolve import Resolver
 
 
 def element_names(layer: SemanticLayer) -> dict[str, str]:
@@ -69,9 +63,6 @@ def _check_joins(layer: SemanticLayer, errors: ErrorCollector) -> None:
 
 
 def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str], measures: list[str]) -> None:
-    from ..smq.resolve import Resolver
-
-    resolver = Resolver(layer)  # the names of metric filters, read as queries read them
     graph: dict[str, list[str]] = {}  # metric -> the metrics it reads, in the order met
     for metric in layer.metrics.values():
         graph.setdefault(metric.name, [])
@@ -106,40 +97,12 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
             check_inputs(metric.name, metric.derived_inputs, metric.expr_names(), layer.time_spine is not None, errors)
         if metric.conversion is not None:
             check_conversion(layer, metric.name, metric.conversion, errors)
-        if metric.type == "derived" and metric.expr_node is not None:
-            _allowed(metric.expr_node, metric.expr or "", f"{field}.expr", "derived expression", loc, errors)
         if metric.type == "derived":
             for spec in metric.input_specs:
                 if spec.name not in layer.metrics and elements.get(spec.name) != "measure":
                     errors.add(f"{spec.location.field if spec.location else field}: input '{spec.name}' is not a measure or metric "
                                "of this layer", spec.location or loc, code="unknown_element",
                                suggestions=nearest(spec.name, measures + list(layer.metrics)))
-        filters = [(text, node, field, _at(metric.filter_locations, i, loc, f"{field}.filters"))
-                   for i, (text, node) in enumerate(zip(metric.filters, metric.filter_nodes))]
-        for spec in metric.input_specs:
-            sfield = spec.location.field if spec.location and spec.location.field else field
-            filters += [(text, node, sfield, _at(spec.filter_locations, i, spec.location or loc, f"{sfield}.filters"))
-                        for i, (text, node) in enumerate(zip(spec.filters, spec.filter_nodes))]
-        if metric.conversion is not None:  # base_measure / conversion_measure filters, at their own lines
-            filters += [(text, node, str(floc.field or field or "").rpartition(".filters")[0], floc)
-                        for text, node, floc in (*metric.conversion.base_filters, *metric.conversion.conversion_filters)]
-        for text, node, ffield, floc in filters:  # the metric's own, then its inputs' (each at its own line)
-            checked = _without_metric_calls(layer, node, text, f"{ffield}.filters", floc, errors)
-            if checked is None:  # its METRIC(...) call is reported
-                continue
-            node = checked
-            _allowed(node, text, f"{ffield}.filters", "filter", floc, errors)
-            for col in node.find_all(exp.Column, exp.Dot):
-                if isinstance(col.parent, exp.Dot) or is_placeholder(column_name(col)):
-                    continue
-                ref = _strip_grain(column_name(col).split(".")[-1])
-                problem = _filter_name_problem(resolver, column_name(col), f"{ffield}.filters")
-                if problem is not None:  # what is wrong with a name that is almost a dimension, as a query says it
-                    errors.add(f"{ffield}.filters: filter '{text}': {problem.message}", floc, code=problem.code,
-                               suggestions=problem.suggestions)
-                elif elements.get(ref) != "dimension" and not _time_axis_or_mf_name(resolver, column_name(col)):
-                    errors.add(f"{ffield}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
-                               floc, code="invalid_filter", suggestions=nearest(ref, dimensions))
         if metric.join_to_timespine and layer.time_spine is None:
             errors.add(f"{field}.join_to_timespine: metric '{metric.name}' needs a time spine: add time_spine (table, column) "
                        f"to database.yml", loc, code="missing_time_spine")
@@ -165,12 +128,6 @@ def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[
         errors.add(f"{first.location.field}: metrics form a cycle: {chain}", first.location, code="metric_cycle")
 
 
-def _at(places: tuple[Location, ...], i: int, fallback: Location, field: str) -> Location:
-    """Where the i-th filter is written (its own line), else the element's; the field as the message names it."""
-    loc = places[i] if i < len(places) else fallback
-    return Location(loc.file, loc.line, loc.column, field)
-
-
 def _metric_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
     """Every cycle of metric references; networkx (slow to import) only lists them once the stdlib has seen one."""
     try:
@@ -184,57 +141,6 @@ def _metric_cycles(graph: dict[str, list[str]]) -> list[list[str]]:
             digraph.add_node(name)
             digraph.add_edges_from((name, target) for target in targets)
         return sorted(nx.simple_cycles(digraph), key=lambda c: sorted(c))
-
-
-def _without_metric_calls(layer: SemanticLayer, node: exp.Expression, text: str, field: str, loc: Location,
-                          errors: ErrorCollector) -> exp.Expression | None:
-    """A metric filter's METRIC(metric, dimension...) calls checked (names resolve) and set aside as placeholders."""
-    from ..errors import QueryError
-    from ..smq.metric_filters import extract
-    from ..smq.resolve import Resolver
-
-    try:
-        return extract(node.copy(), text, field, Resolver(layer))[0]
-    except QueryError as err:
-        errors.add(f"{field}: {err.message}", loc, code=err.code, suggestions=err.suggestions)
-        return None
-
-
-def _time_axis_or_mf_name(resolver: Resolver, name: str) -> bool:
-    """metric_time, a date part, or a MetricFlow name (on a layer with entities): a dimension too."""
-    from ..errors import QueryError
-    from ..smq.resolve import DimRef
-
-    try:
-        return isinstance(resolver.resolve(name, "filters"), DimRef)
-    except QueryError:
-        return False
-
-
-# what a query says of a name that is almost a dimension (a grain, a date part, a path), said of a layer filter too
-NAME_PROBLEMS = ("unknown_grain", "invalid_grain", "invalid_name", "unreachable_model", "ambiguous_path")
-
-
-def _filter_name_problem(resolver: Resolver, name: str, field: str) -> QueryError | None:
-    """The query's own error for a name in a layer filter (`metric_time__fortnight`, `Model__status__extract_dow`),
-    or None when the name is a dimension, or simply not one (reported as such by the caller)."""
-    from ..errors import QueryError
-
-    try:
-        resolver.resolve(name, field)
-    except QueryError as err:
-        return err if err.code in NAME_PROBLEMS else None
-    return None
-
-
-def _allowed(node: exp.Expression, text: str, field: str, what: str, loc: Location, errors: ErrorCollector) -> None:
-    from ..errors import QueryError
-    from ..smq.filters import check_allowed
-
-    try:
-        check_allowed(node, text, field, what)
-    except QueryError as err:
-        errors.add(f"{field}: {err.message}", loc, code="invalid_expression")
 
 
 def _measure(layer: SemanticLayer, name: str) -> Measure | None:
@@ -277,7 +183,6 @@ def _check_roles(layer: SemanticLayer, errors: ErrorCollector, elements: dict[st
                 errors.add(f"{role.location.field}.hidden: unknown element '{name}'", role.location, code="unknown_element",
                            suggestions=nearest(name, elements))
         for text, node in zip(role.row_filters, role.row_filter_nodes):
-            _allowed(node, text, f"{role.location.field}.row_filters", "row filter", role.location, errors)
             refs = [column_name(col) for col in node.find_all(exp.Column)]
             for ref in refs:
                 if elements.get(ref) != "dimension":

@@ -1,8 +1,12 @@
-"""The query plan: frozen data between the resolved SMQ and the SQL renderer.
+"""The plan: one small frozen node class per operation of a query, rendered by one visit each (engine/render/visitor.py).
 
-One `FactGroup` per aggregation (a model's measures sharing the same metric filters, or
-one cumulative metric); outputs and HAVING conditions are templates over the groups'
-aggregate columns (`a0`, `a1`...) and the group keys (`g0`, `g1`...).
+Leaves read one aggregation (engine/resolve/resolved.py: its measures, how it reads its rows, its offset) and become
+one CTE or more, named after it, with columns g0.. (the group keys) and a0.. (its measures); the nodes above combine
+them:
+
+    OrderLimit -> SpineFill? -> Project -> Merge -> leaves        (Project reads one plain leaf directly)
+
+A new kind of metric is one leaf class here and one visit there.
 """
 
 from __future__ import annotations
@@ -11,57 +15,115 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from ..layer.inputs import Offset
-from ..layer.joins import Path
-from ..layer.model import Measure, Metric
-from ..smq.filters import Filter
-from ..smq.resolve import DimRef
+from ..resolve.filters import Filter
+from ..resolve.names import DimRef
+from ..resolve.resolved import Aggregation, OutputColumn
 
 
 @dataclass(frozen=True, slots=True)
-class Aggregate:
-    id: str  # "a0": the column this aggregate gets
-    measure: Measure
-    # a simple metric's filters, applied inside the aggregate (CASE WHEN ... THEN input END), so
-    # groups without matching rows get 0 for counts, like COUNT(*) FILTER (WHERE ...)
-    conditions: tuple[Filter, ...] = ()
+class Node:
+    """An operation of the plan."""
+
+
+# -- leaves: one aggregation each ----------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Aggregate(Node):
+    """Measures of one model grouped by the query's keys; over DISTINCT primary-key rows when a join fans out."""
+
+    agg: Aggregation
 
 
 @dataclass(frozen=True, slots=True)
-class FactGroup:
-    id: str  # "f0": the CTE name
-    model: str  # the measures' model, where every join path starts
-    aggregates: tuple[Aggregate, ...]
-    metric_filters: tuple[Filter, ...]  # a simple metric's own filters (WHERE, this group only)
-    paths: tuple[tuple[DimRef, Path], ...]  # every dimension this group touches, with its join path
-    dedupe: bool  # a path fans out: aggregate over DISTINCT primary-key rows
-    fan_out_path: str | None  # the first fanning path, for messages
-    cumulative: Metric | None = None
-    # the query's group keys and row filters as this aggregation reads them: metric_time and MetricFlow's
-    # names bound to its model (the same objects as the plan's when the query uses neither)
-    keys: tuple[DimRef, ...] = ()
-    where: tuple[Filter, ...] = ()
-    time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only
-    offset: Offset | None = None  # a derived metric's offset input: values read from another period (sql/offsets.py)
-    conversion: Metric | None = None  # the conversions of a conversion metric (sql/conversion.py)
-    conversion_filters: tuple[Filter, ...] = ()  # its conversion_measure's filters: on the conversion events
-    conversion_paths: tuple[tuple[DimRef, Path], ...] = ()  # their dimensions' paths from the conversion measure's model
+class SemiAdditive(Node):
+    """A semi-additive measure: only the rows on its window's first or last day count."""
+
+    agg: Aggregation
 
 
 @dataclass(frozen=True, slots=True)
-class OutputColumn:
-    name: str  # exactly as written in the SMQ
-    template: exp.Expression  # over columns a0.. and g0..
+class Cumulative(Node):
+    """A cumulative metric: the time spine's periods joined to the rows in each period's window."""
+
+    agg: Aggregation
 
 
 @dataclass(frozen=True, slots=True)
-class QueryPlan:
-    group_keys: tuple[DimRef, ...]
-    where: tuple[Filter, ...]
-    groups: tuple[FactGroup, ...]
+class OffsetAggregate(Node):
+    """An offset input: the measures' rows read at the period the offset gives, joined to the spine."""
+
+    agg: Aggregation
+
+
+@dataclass(frozen=True, slots=True)
+class CumulativeOffset(Node):
+    """A cumulative metric read at an offset: its running values looked up at the shifted period."""
+
+    agg: Aggregation
+
+
+@dataclass(frozen=True, slots=True)
+class Conversion(Node):
+    """A conversion metric's conversions, each attributed to the closest preceding base event."""
+
+    agg: Aggregation
+
+
+@dataclass(frozen=True, slots=True)
+class ConversionOffset(Node):
+    """A conversion metric read at an offset: the attributed conversions counted at the shifted period."""
+
+    agg: Aggregation
+
+
+Leaf = Aggregate | SemiAdditive | Cumulative | OffsetAggregate | CumulativeOffset | Conversion | ConversionOffset
+
+
+# -- above the leaves ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Merge(Node):
+    """Several aggregations stacked (UNION ALL, each padding the others' columns with NULL) and collapsed by the group
+    keys: NULL keys group together on every engine, with no FULL JOIN. One input is read as it is."""
+
+    inputs: tuple[Leaf, ...]
+    keys: int  # the number of group keys (g0..)
+
+
+@dataclass(frozen=True, slots=True)
+class Project(Node):
+    """The query's columns: its group keys and the metric math over the aggregates, and its metric filters (HAVING;
+    with a spine fill above, kept as columns for it)."""
+
+    source: Aggregate | SemiAdditive | Merge
     outputs: tuple[OutputColumn, ...]
     having: tuple[exp.Expression, ...]  # templates over a0.., g0..
-    order_by: tuple[tuple[str, bool], ...]  # (output name, descending)
+    having_as_columns: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SpineFill(Node):
+    """join_to_timespine / fill_nulls_with: every spine period of the time key gets a row, NULLs filled."""
+
+    source: Project
+    group_keys: tuple[DimRef, ...]
+    where: tuple[Filter, ...]
+    outputs: tuple[OutputColumn, ...]
+    having: tuple[exp.Expression, ...]
+    position: int  # the time key the spine is joined on
+    grain: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpinePeriods(Node):
+    """metric_time without metrics: the periods of the time spine."""
+
+    group_keys: tuple[DimRef, ...]
+    where: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class OrderLimit(Node):
+    """ORDER BY the output columns (NULLs last), then LIMIT."""
+
+    source: Project | SpineFill | SpinePeriods
+    order_by: tuple[tuple[str, bool], ...]
     limit: int | None
-    time_filters: tuple[Filter, ...] = ()  # filters on a cumulative metric's time dimension: periods only
-    spine_only: bool = False  # metric_time without metrics: the time spine's periods (engine/sql/spine_query.py)

@@ -1,333 +1,71 @@
-"""Resolved SMQ -> QueryPlan: metrics expanded into aggregates, aggregates grouped by model,
-join paths chosen, fan-out detected.
-
-Measures of different models (or with different metric filters) never share an
-aggregation, so each metric equals what it would be if queried alone.
+"""A ResolvedQuery -> its plan (engine/plan/nodes.py): one leaf per aggregation, by how it reads its rows, then the
+merge, the metric math, the spine fill and the order. Nothing here can fail on a user's input: resolution did.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from sqlglot import exp
-
-from ..errors import InternalError, Location, QueryError, nearest
-from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
-from ..smq.filters import Filter, parse_filter, substitute, wrap
-from ..smq.metric_filters import MetricFilterRef
-from ..smq.query import SMQ
-from ..smq.resolve import DimRef, MeasureRef, Resolver
-from ..sql.dialects import float_division
-from .nodes import Aggregate, FactGroup, OutputColumn, QueryPlan
-from .conversion import ConversionEvents, conversion_template, with_conversion
-from .offsets import check_offset_keys, offset_input, offset_key
-
-Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
-
-Inherited = tuple[tuple[str, str], ...]  # metric filters handed down to the measures: (text, field for messages)
-GroupKey = tuple[str, tuple[str, ...], str, str]  # (model, metric filter texts, cumulative metric name, metric_time's dimension)
+from ..layer.model import SemanticLayer
+from ..resolve.names import DimRef
+from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, ResolvedQuery
+from .nodes import (
+    Aggregate, Conversion, ConversionOffset, Cumulative, CumulativeOffset, Leaf, Merge, Node, OffsetAggregate, OrderLimit,
+    Project, SemiAdditive, SpineFill, SpinePeriods,
+)
 
 
-def own_filters(item: Metric | MetricInput, field: str | None = None) -> Inherited:
-    """A metric's (or a ratio side's / derived input's) own filters, each with the field that names it."""
-    at = field or f"metric {getattr(item, 'name', '')}"
-    return tuple((text, f"{at}.filters[{i}]") for i, text in enumerate(item.filters))
+def plan_query(query: ResolvedQuery, layer: SemanticLayer) -> Node:
+    """The plan of a resolved query (or of a metric filter's subquery)."""
+    if query.spine_only:
+        return OrderLimit(SpinePeriods(query.group_keys, query.where), query.order_by, query.limit)
+    leaves = tuple(leaf(agg) for agg in query.aggregations)
+    spine = spine_key(query, layer)
+    source = leaves[0] if len(leaves) == 1 and isinstance(leaves[0], (Aggregate, SemiAdditive)) else Merge(leaves, len(query.group_keys))
+    top: Node = Project(source, query.outputs, query.having, having_as_columns=spine is not None)
+    if spine is not None:
+        assert isinstance(top, Project)
+        top = SpineFill(top, query.group_keys, query.where, query.outputs, query.having, *spine)
+    assert isinstance(top, (Project, SpineFill))
+    return OrderLimit(top, query.order_by, query.limit)
 
 
-class Planner:
-    def __init__(self, layer: SemanticLayer, graph: JoinGraph, resolver: Resolver) -> None:
-        self.layer = layer
-        self.graph = graph
-        self.resolver = resolver
-        self.layer_resolver = Resolver(layer)  # metric definitions may use elements a role cannot see
-        self.aggregates: dict[tuple, Aggregate] = {}
-        self.groups: dict[GroupKey, list[Aggregate]] = {}
-        self.group_filters: dict[GroupKey, tuple[Filter, ...]] = {}
-        self.group_metric: dict[GroupKey, Metric | None] = {}
-        self.first_use: dict[GroupKey, str] = {}
-        self.has_entities = self.layer_resolver.has_entities()  # entity keys bind to each measure's own model
-        self.axis_used = False  # the query names metric_time: measures of one model on different time dimensions split
-        self.offset: Offset | None = None  # while expanding a derived metric's offset input (plan/offsets.py)
-        self.group_offset: dict[GroupKey, Offset | None] = {}
-        self.group_conversion: dict[GroupKey, ConversionEvents] = {}  # the conversions of a conversion metric (plan/conversion.py)
-
-    # -- binding metric_time and MetricFlow's names to one aggregation's model ---------------
-    def time_dimension(self, measure: Measure, cumulative: Metric | None) -> Dimension | None:
-        """Where a measure sits on metric_time: a cumulative metric's time dimension, else the measure's own."""
-        if cumulative is not None and cumulative.time_dimension:
-            return self.layer_resolver.dimension(cumulative.time_dimension, f"metric {cumulative.name}.time_dimension").dimension
-        return self.layer.models[measure.model].time_dimension_of(measure)
-
-    def bind(self, ref: DimRef, model: str, measure: Measure | None, cumulative: Metric | None, field: str,
-             resolver: Resolver | None = None) -> DimRef:
-        if not ref.unbound:
-            local = (resolver or self.resolver).mf.local_entity_key(ref, model) if self.has_entities else None
-            return local or ref
-        if ref.axis:
-            if measure is None:
-                raise QueryError(f"'{ref.text}' needs a metric: metric_time is each metric's own time dimension",
-                                 code="missing_time_dimension", location=Location(field=field))
-            dim = self.time_dimension(measure, cumulative)
-            if dim is None:
-                raise QueryError(
-                    f"'{ref.text}': measure {measure.qualified_name} has no time dimension for metric_time; declare "
-                    f"default_time_dimension on model {measure.model} (or time_dimension on the measure), or group by a "
-                    f"dimension of {measure.model} instead", code="missing_time_dimension", location=Location(field=field))
-            if dim.qualified_name in (resolver or self.resolver).hidden:  # hidden from this role: as if it had none
-                raise QueryError(f"'{ref.text}': measure {measure.qualified_name} has no visible time dimension for metric_time",
-                                 code="missing_time_dimension", location=Location(field=field))
-            return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part)
-        return (resolver or self.resolver).mf.bind(ref, model, self.graph, field)
-
-    def bind_filter(self, f: Filter, model: str, measure: Measure | None, cumulative: Metric | None,
-                    resolver: Resolver | None = None) -> Filter:
-        if not any((isinstance(e, DimRef) and (e.unbound or self.has_entities)) or isinstance(e, MetricFilterRef) for _, e in f.refs):
-            return f
-
-        def bind_one(e: Element) -> Element:
-            if isinstance(e, DimRef):
-                return self.bind(e, model, measure, cumulative, f.field, resolver)
-            if isinstance(e, MetricFilterRef):  # its join keys, as this aggregation reaches them
-                return replace(e, group_by=tuple(self.bind(g, model, measure, cumulative, f.field, resolver) for g in e.group_by))
-            return e
-
-        return replace(f, refs=tuple((name, bind_one(e)) for name, e in f.refs))
-
-    def with_subplans(self, f: Filter) -> Filter:
-        """A metric filter's metric, planned on its own grouped by its dimensions (no filters, no order)."""
-        if not f.metric_refs():
-            return f
-        refs = []
-        for name, e in f.refs:
-            if isinstance(e, MetricFilterRef):
-                smq = SMQ(metrics=(e.metric,), group_by=tuple(g.text for g in e.group_by))
-                try:
-                    sub = Planner(self.layer, self.graph, self.resolver).plan(smq)
-                except QueryError as err:
-                    raise QueryError(f"metric filter {e.text}: {err.message}", code=err.code, location=Location(field=f.field),
-                                     suggestions=err.suggestions) from None
-                e = replace(e, plan=replace(sub, order_by=()))
-            refs.append((name, e))
-        return replace(f, refs=tuple(refs))
-
-    # -- metrics -> templates over aggregate columns ---------------------------------------
-    def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str, inherited: Inherited = ()) -> exp.Expression:
-        """One measure's aggregate, restricted by its metric's filters and those of every metric above it (ANDed)."""
-        if measure_ref is not None:
-            measure = measure_ref.measure
-            cumulative = None
-        else:
-            assert metric is not None and metric.measure
-            resolved = self.layer_resolver.resolve(metric.measure, field)
-            if not isinstance(resolved, MeasureRef):  # validation guarantees this
-                raise InternalError(f"metric {metric.name}: input {metric.measure} is not a measure")
-            measure = resolved.measure
-            cumulative = metric if metric.type == "cumulative" else None
-            inherited = inherited + own_filters(metric)
-        unique = dict(reversed(inherited))  # text -> field, each text once (in first-seen order below)
-        filters = tuple(self.with_subplans(parse_filter(text, unique[text], self.layer_resolver, self.layer.dialect))
-                        for text in dict.fromkeys(t for t, _ in inherited))
-        filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
-        texts = tuple(sorted(f.text for f in filters))  # the same filters in any order: one aggregate
-        # an offset input's aggregate reads other periods: its own aggregation (plan/offsets.py)
-        key = (measure.qualified_name, texts, (cumulative.name if cumulative else "") + offset_key(self.offset))
-        agg = self.aggregates.get(key)
-        if agg is None:
-            # a metric's filters select rows before aggregating (as MetricFlow and plain SQL do): an aggregation
-            # of their own, with WHERE, so the metric has a group only where some row passes them
-            agg = Aggregate(f"a{len(self.aggregates)}", measure)
-            self.aggregates[key] = agg
-            axis = self.time_dimension(measure, cumulative) if self.axis_used else None
-            # a semi-additive measure keeps only its window's rows: aggregated on its own (engine/sql/semi_additive.py)
-            own = (f"non_additive:{measure.qualified_name}",) if measure.non_additive else ()
-            group_key: GroupKey = (measure.model, texts + own, key[2], axis.qualified_name if axis else "")
-            self.groups.setdefault(group_key, []).append(agg)
-            self.group_filters[group_key] = filters
-            self.group_metric[group_key] = cumulative
-            self.group_offset[group_key] = self.offset
-            self.first_use.setdefault(group_key, field)
-        return exp.column(agg.id)
-
-    def path(self, model: str, ref: DimRef) -> Path:
-        """The join path from a measure's model to a dimension: as bound, as named by edge keys, or the shortest."""
-        if ref.route is not None:
-            return ref.route
-        if ref.keys:
-            return self.graph.walk_through(model, list(ref.keys), ref.text, ref.model)
-        return self.graph.resolve(model, ref.model, ref.text)
-
-    def expand(self, ref: MeasureRef | Metric, field: str, stack: tuple[str, ...] = (), inherited: Inherited = ()) -> exp.Expression:
-        if isinstance(ref, MeasureRef):
-            return self._aggregate(ref, None, field, inherited)
-        if ref.name in stack:
-            raise QueryError(f"metrics form a cycle: {' -> '.join(stack + (ref.name,))}", code="metric_cycle", location=Location(field=field))
-        stack = stack + (ref.name,)
-        if ref.type in ("simple", "cumulative"):
-            value = self._aggregate(None, ref, field, inherited)
-            if ref.fill_nulls_with is None:
-                return value
-            # fill_nulls_with: the metric's value where its group has no rows, also as an input (spine rows: timespine_fill.py)
-            return exp.Coalesce(this=value, expressions=[exp.Literal.number(ref.fill_nulls_with)])
-        if ref.type == "conversion":
-            return conversion_template(self, ref, field, inherited)
-        inherited = inherited + own_filters(ref)  # a ratio's or derived metric's filters apply to each of its inputs
-
-        def side(role: str, name: str) -> exp.Expression:
-            spec = ref.input_spec(role, name)
-            target = self._input(spec.name if spec else name, field)
-            filters = inherited + (own_filters(spec, f"metric {ref.name}.{role}") if spec else ())
-            if spec is None or spec.offset is None:
-                return self.expand(target, field, stack, filters)
-            return offset_input(self, ref, spec, target, field, stack, filters)  # its rows filtered, read at the shifted period
-
-        if ref.type == "ratio":
-            return float_division(side("numerator", ref.numerator or ""), side("denominator", ref.denominator or ""))
-        # derived: the expression with each input (or its alias) replaced, divisions made floating and zero-safe
-        assert ref.expr_node is not None
-        body = substitute(ref.expr_node, lambda name: wrap(side("input", name)))
-        return body.transform(lambda n: float_division(n.this, n.expression) if isinstance(n, exp.Div) else n, copy=False)
-
-    def _input(self, name: str | None, field: str) -> MeasureRef | Metric:
-        resolved = self.layer_resolver.resolve(name or "", field)
-        if not isinstance(resolved, (MeasureRef, Metric)):
-            raise InternalError(f"metric input {name} is not a measure or metric")
-        return resolved
-
-    # -- the plan --------------------------------------------------------------------------
-    def plan(self, smq: SMQ) -> QueryPlan:
-        group_keys = tuple(self.resolver.dimension(t, f"group_by[{i}]") for i, t in enumerate(smq.group_by))
-        filters = [self.with_subplans(parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect)) for i, t in enumerate(smq.filters)]
-        where = tuple(f for f in filters if f.kind == "where")
-        self.axis_used = any(r.axis for r in group_keys) or any(r.axis for f in where for r in f.dimension_refs())
-        if any(r.axis and r.grain is None and r.date_part is None for r in group_keys):
-            group_keys = self.default_grain(group_keys, smq)
-        outputs = [OutputColumn(ref.text, exp.column(f"g{i}")) for i, ref in enumerate(group_keys)]
-        for i, text in enumerate(smq.metrics):
-            field = f"metrics[{i}]"
-            outputs.append(OutputColumn(text, self.expand(self.resolver.metric(text, field), field)))
-        having = []
-        for f in filters:
-            if f.kind == "having":
-                refs = dict(f.refs)
-                having.append(substitute(f.node, lambda name, f=f, refs=refs: wrap(self.expand(refs[name], f.field))))  # type: ignore[misc]
-        names = [o.name for o in outputs]
-        order = []
-        for key in smq.order_by:
-            if key.name not in names:
-                raise QueryError(f"order_by '{key.name}' is not an output column (order by an entry of group_by or metrics)",
-                                 code="invalid_order_by", location=Location(field=key.field), suggestions=nearest(key.name, names))
-            order.append((key.name, key.descending))
-        if not order:
-            order = [(ref.text, False) for ref in group_keys]
-        if not smq.metrics and group_keys and all(r.axis for r in group_keys):
-            return self.spine_plan(group_keys, where, tuple(order), smq.limit)
-        groups = self._groups(group_keys, where)
-        time_filters = tuple(dict.fromkeys(f for g in groups for f in g.time_filters))
-        return QueryPlan(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit, time_filters)
-
-    def spine_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
-                   limit: int | None) -> QueryPlan:
-        """metric_time without metrics, as MetricFlow answers it: the periods of the time spine."""
-        if self.layer.time_spine is None:
-            raise QueryError(f"'{group_keys[0].text}' without metrics lists the periods of the time spine, and this layer has none: "
-                             "add time_spine (table, column) to database.yml, or add a metric", code="missing_time_spine",
-                             location=Location(field="group_by[0]"))
-        for f in where:
-            if not all(r.axis for r in f.dimension_refs()) or f.metric_refs():
-                raise QueryError(f"filter '{f.text}': a query of metric_time without metrics reads only the time spine; "
-                                 "filter on metric_time, or add a metric", code="invalid_filter", location=Location(field=f.field))
-        return QueryPlan(group_keys, where, (), tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)),
-                         (), order, limit, spine_only=True)
-
-    def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
-        """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
-        grains = []
-        for text in smq.metrics:
-            metric = self.layer.metrics.get(text)
-            grains.append(metric.time_grain if metric is not None and metric.time_grain else "day")
-        grain = min(grains or ["day"], key=GRAINS.index)
-        return tuple(replace(r, grain=grain) if r.axis and r.grain is None and r.date_part is None else r for r in group_keys)
-
-    def _groups(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> tuple[FactGroup, ...]:
-        if not self.groups:  # dimensions only: the first group-by dimension's model is the root
-            root = group_keys[0].model
-            if group_keys[0].axis:
-                raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension "
-                                 "(alone, without other dimensions, it lists the time spine's periods)",
-                                 code="missing_time_dimension", location=Location(field="group_by[0]"))
-            return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
-        out = []
-        for i, (key, aggs) in enumerate(self.groups.items()):
-            group = self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
-                                group_keys, where, self.first_use[key])
-            offset = self.group_offset.get(key)
-            if offset is not None:
-                group = replace(group, offset=check_offset_keys(self.layer, group, offset, self.first_use[key]))
-            out.append(with_conversion(group, self.group_conversion[key]) if key in self.group_conversion else group)
-        return tuple(out)
-
-    def _group(self, gid: str, model: str, aggs: tuple[Aggregate, ...], metric_filters: tuple[Filter, ...],
-               cumulative: Metric | None, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], origin: str) -> FactGroup:
-        measure = aggs[0].measure if aggs else None
-        group_keys = tuple(self.bind(ref, model, measure, cumulative, f"group_by[{i}]") for i, ref in enumerate(group_keys))
-        where = tuple(self.bind_filter(f, model, measure, cumulative) for f in where)
-        needed: list[tuple[DimRef, str]] = [(ref, f"group_by[{i}]") for i, ref in enumerate(group_keys)]
-        conditions = [c for a in aggs for c in a.conditions]
-        for f in (*where, *metric_filters, *conditions):
-            needed += [(ref, f.field) for ref in f.dimension_refs()]
-        if cumulative is not None:
-            time_ref = self.layer_resolver.dimension(cumulative.time_dimension or "", f"metric {cumulative.name}.time_dimension")
-            if not any(ref.dimension is time_ref.dimension for ref in group_keys) and all_time(cumulative):
-                cumulative = None  # no periods: an all-time running total is the plain aggregate of every row (as in MetricFlow)
-            elif not any(ref.dimension is time_ref.dimension for ref in group_keys):
-                raise QueryError(
-                    f"cumulative metric '{cumulative.name}' needs its time dimension {cumulative.time_dimension} in group_by "
-                    f"(at any grain, e.g. {cumulative.time_dimension}__month): its "
-                    + (f"window ({cumulative.window.count} {cumulative.window.unit}s)" if cumulative.window else
-                       f"grain_to_date ({cumulative.grain_to_date})") + " ends at a period; only an all-time cumulative metric is read without one (as its total)",
-                    code="missing_time_dimension", location=Location(field=origin),
-                )
-            if cumulative is not None and all(ref.date_part for ref in group_keys if ref.dimension is time_ref.dimension):
-                raise QueryError(  # a date part is the period's: the periods need a grain
-                    f"cumulative metric '{cumulative.name}' is grouped by a date part of its time dimension "
-                    f"{cumulative.time_dimension} only; add the dimension at a grain (e.g. {cumulative.time_dimension}__day): "
-                    "the date part is that of each period", code="missing_time_dimension", location=Location(field=origin))
-            if cumulative is not None:
-                needed.append((time_ref, origin))
-        paths: dict[tuple[str, tuple[str, ...]], tuple[DimRef, Path]] = {}
-        fan_out = None
-        for ref, field in needed:
-            ident = (ref.dimension.qualified_name, ref.keys)
-            if ident in paths:
-                continue
-            try:
-                path = self.path(model, ref)
-            except QueryError as err:
-                measure_note = f" (the model of {origin})" if aggs else ""
-                raise QueryError(f"{err.message}; it is needed from {model}{measure_note}", code=err.code,
-                                 location=Location(field=field), suggestions=err.suggestions) from None
-            if path and path[-1].target != ref.model:
-                raise QueryError(f"'{ref.text}': the path {path_text(model, path)} ends at {path[-1].target}, not {ref.model}",
-                                 code="invalid_path", location=Location(field=field))
-            paths[ident] = (ref, path)
-            if fan_out is None and any(step.fans_out for step in path):
-                fan_out = path_text(model, path)
-        dedupe = fan_out is not None and bool(aggs)
-        if dedupe and not self.layer.models[model].primary_key:
-            raise QueryError(
-                f"{model} has no primary_key, but this query joins across a one_to_many step ({fan_out}); "
-                f"its measures would be counted more than once. Declare primary_key on {model}",
-                code="fan_out_without_primary_key", location=Location(field=origin),
-            )
-        time_filters: tuple[Filter, ...] = ()
-        if cumulative is not None:  # filters on its time dimension choose periods, not rows
-            time_filters = tuple(f for f in where if f.dimension_refs()
-                                 and all(d.dimension.qualified_name == cumulative.time_dimension for d in f.dimension_refs()))
-        return FactGroup(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, cumulative,
-                         group_keys, where, time_filters)
+def leaf(agg: Aggregation) -> Leaf:
+    """The leaf that reads one aggregation's rows."""
+    if isinstance(agg.reads, CumulativeRead):
+        return CumulativeOffset(agg) if agg.offset is not None else Cumulative(agg)
+    if isinstance(agg.reads, ConversionsRead):
+        return ConversionOffset(agg) if agg.offset is not None else Conversion(agg)
+    if agg.offset is not None:
+        return OffsetAggregate(agg)
+    return SemiAdditive(agg) if agg.semi_additive is not None else Aggregate(agg)
 
 
-def all_time(metric: Metric) -> bool:
-    """A cumulative metric over all history: neither a window nor a grain to date."""
-    return metric.window is None and not metric.grain_to_date
+# -- join_to_timespine: is the spine joined, and on which key --------------------------------------------
+def _joins_spine(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Does this metric, or an input of a ratio or derived metric at any depth, ask for join_to_timespine?"""
+    metric = layer.metrics.get(name)
+    if metric is None or name in seen:
+        return False
+    if metric.type == "simple":
+        return metric.join_to_timespine
+    if metric.type not in ("ratio", "derived"):
+        return False
+    return any(_joins_spine(layer, n, seen | {name}) for n in metric.inputs())
+
+
+def _time_key(group_keys: tuple[DimRef, ...]) -> tuple[int, str] | None:
+    """The first group key that is a period: (its position, its grain)."""
+    for i, ref in enumerate(group_keys):
+        if ref.date_part:
+            continue
+        if ref.axis and ref.grain:
+            return i, ref.grain
+        if ref.dimension.is_time and (ref.grain or ref.dimension.type == "date"):
+            return i, ref.grain or "day"
+    return None
+
+
+def spine_key(query: ResolvedQuery, layer: SemanticLayer) -> tuple[int, str] | None:
+    """The group key the spine is joined on (its position, its grain), or None: no spine join."""
+    if layer.time_spine is None or not any(_joins_spine(layer, o.name) for o in query.outputs):
+        return None
+    return _time_key(query.group_keys)

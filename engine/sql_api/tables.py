@@ -74,8 +74,7 @@ def tables(layer: Layer, role: str | None) -> Mapping[str, Table]:
     hit = _CACHE.get(key)
     if hit is not None:
         return hit
-    role_obj = layer.role(role)
-    hidden = frozenset(role_obj.hidden) if role_obj else frozenset()
+    hidden = layer.visibility(role).hidden  # declared and by lineage (engine/access/lineage.py)
     listing = layer.elements(role=role)["models"]
     out = {entry["name"]: _table(layer, entry, hidden) for entry in listing}
     _CACHE.put(key, out)

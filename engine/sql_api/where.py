@@ -17,7 +17,7 @@ from typing import Any, cast
 
 from sqlglot import exp
 
-from ..smq.structured import member_node
+from ..resolve.structured import member_node
 from .errors import DATATYPE_MISMATCH, SqlApiError, unsupported
 from .values import NOT_A_VALUE, ParameterSink, Parameters, structured_value, typed_literal, value_of
 

@@ -1,1 +1,1 @@
-"""The MCP server (`smq mcp`): the paper's three tools and the exploration tools over the Model Context Protocol."""
+"""The MCP server (`smq mcp`): the three core tools and the exploration tools over the Model Context Protocol."""

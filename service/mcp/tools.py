@@ -20,7 +20,7 @@ from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, PYT
 from agent.tools import Toolbox
 from engine.errors import QueryError
 from engine.lru import LruCache
-from engine.readpolicy import policy_for
+from engine.access.readpolicy import policy_for
 
 from ..auth import Principal
 from ..deps import Database, ServiceState, executor_for, get_database, may_use

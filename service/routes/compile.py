@@ -26,7 +26,7 @@ def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep, re
     layer = database.layer
     check_limit(body.smq.get("limit"), state.settings.max_limit, "smq.limit")  # as /query: not an engine overflow
     dialect = (body.dialect or layer.dialect).lower()
-    sql = layer.compile(body.smq, dialect=dialect, role=database.role)
+    sql = layer.compile(body.smq, dialect=dialect, role=database.role, shown=True)  # its filters' values named
     if not body.preview:
         return CompileResponse(sql=sql, dialect=dialect)
     page = paged_sql(layer, body.smq, database.role, PREVIEW_ROWS, probe=False)

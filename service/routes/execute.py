@@ -1,7 +1,7 @@
 """The agent's terminal action: one read-only SQL query, run as the caller's role.
 
 Order of the locks (`smq_db.rawsql.prepare_raw_sql`, shared by every raw-SQL path): the read-only
-guard (one SELECT, no file/network functions), then the read policy (`engine.readpolicy`: system
+guard (one SELECT, no file/network functions), then the read policy (`engine.access.readpolicy`: system
 catalogs, semantic model names used as tables, functions off the allow-list: errors an agent can
 act on), then the role (`apply_role_to_sql`: restricted tables become filtered subqueries, or the
 SQL is refused), then the executor, whose connection is read-only too. What runs is the SQL

@@ -53,7 +53,7 @@ def check_limit(value: Any, maximum: int, field: str) -> None:
 
 def _fields(database: Database, smq: Any, columns: list[str], db_types: list[str | None] | None) -> list[dict[str, Any]]:
     layer = database.layer
-    hidden = frozenset(database.role_obj.hidden) if database.role_obj else frozenset()
+    hidden = layer.visibility(database.role_obj.name if database.role_obj else None).hidden
     try:
         return smq_columns(layer, smq, hidden, columns, db_types, layer.dialect)
     except EngineError:  # compiled a moment ago, so this is not expected; the database's types still hold
@@ -76,7 +76,8 @@ def run_query(body: QueryRequest, database: Database, state: ServiceState, reque
         sql = layer.compile(body.smq, dialect=layer.dialect, role=database.role)
         result = cached_rows(request, database, sql, max_rows,
                              lambda: executor.execute(sql, max_rows=max_rows, timeout_s=settings.query_timeout_s))
-        payload = rows_payload(request, sql, result, limit=max_rows, offset=0)
+        shown = layer.compile(body.smq, dialect=layer.dialect, role=database.role, shown=True) if layer.shows_filters(database.role) else sql
+        payload = rows_payload(request, shown, result, limit=max_rows, offset=0)  # a role's filters' values named
     else:
         limit = max_rows if body.limit is None else min(body.limit, max_rows)
         page = paged_sql(layer, body.smq, database.role, limit, body.offset)

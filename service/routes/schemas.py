@@ -117,6 +117,11 @@ class CompileRequest(Strict):
     preview: bool = Field(True, description="run the query with LIMIT 5 and return the rows")
 
 
+class ExplainRequest(Strict):
+    smq: SmqBody = Field(description="the SMQ: metrics, group_by, filters, order_by, limit")
+    dialect: str | None = Field(None, description="SQL dialect of the SQL shown (default: the database's)")
+
+
 class Preview(BaseModel):
     columns: list[str]
     rows: list[list[Any]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.smq.filter_schema import FILTER
+from engine.resolve.filter_schema import FILTER
 
 DEFAULT_MAX_LIMIT = 1_000_000_000  # SMQ_MAX_LIMIT's default (service.settings); a 10^20 LIMIT overflows engines
 

@@ -1,9 +1,9 @@
-"""The exploration tools of spec section 7 over REST: `POST /v1/databases/{db}/tools/{name}`.
+"""The exploration tools of docs/directives.md over REST: `POST /v1/databases/{db}/tools/{name}`.
 
 The body is the tool's JSON arguments (`{}` or none for `list_tables`); the answer is the tool's
 JSON result. Same keys, databases and role as every other route (`DatabaseDep`); the tools apply the
 role themselves (agent/explore.py). A wrong call is a 400 problem (`tool_error`, `unknown_table`,
-`unknown_column`, ...), a refused one a 403 (`catalog_refused`, `raw_sql_refused`). The paper's three
+`unknown_column`, ...), a refused one a 403 (`catalog_refused`, `raw_sql_refused`). The three core tools
 tools have their own routes (`/elements`, `/compile`, `/execute`). `python` answers 403
 `tool_disabled` unless the app enables it (`app.state.python_tool = True` or `SMQ_PYTHON_TOOL=1`).
 Names, argument schemas and handlers are the ones declared in agent/tool_registry.py, as for the agent and MCP.

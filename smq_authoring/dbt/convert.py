@@ -18,8 +18,8 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location
-from engine.smq.filters import PREDICATES
-from engine.smq.mf_names import template_name
+from engine.resolve.filters import PREDICATES
+from engine.layer.templates import template_name
 
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
 from .source import DbtSources, Found

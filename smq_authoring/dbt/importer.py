@@ -17,7 +17,7 @@ import yaml
 from engine import Layer, load_layer
 from engine.errors import LayerError
 from engine.layer.load import display_path
-from engine.sql.dialects import SUPPORTED_DIALECTS
+from engine.dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 
 from ..init import NAME_RULE, MergeError, ScaffoldError, validate_doc
 from ..layerdoc import SNAPSHOT, read_layer_doc, read_snapshot, render_files, write_files
@@ -53,7 +53,7 @@ class ImportResult:
                 f"{self.saved_queries} saved quer{'y' if self.saved_queries == 1 else 'ies'} from a {self.origin}{tail}")
 
 
-def import_dbt(source: Path, db_name: str, layer_dir: Path, *, dialect: str = "duckdb", schema: str | None = None,
+def import_dbt(source: Path, db_name: str, layer_dir: Path, *, dialect: str = DEFAULT_ENGINE.value, schema: str | None = None,
                partial: bool = False, display: Callable[[Path], str] = display_path) -> ImportResult:
     """Import the dbt/MetricFlow definitions under `source` as the layer `db_name` in `layer_dir`."""
     if not NAME_RULE.match(db_name) or "__" in db_name:

@@ -1,5 +1,5 @@
 """MetricFlow's templates, read by the engine (engine/smq/templates.py); re-exported for the importer."""
 
-from engine.smq.templates import CALLS, TEMPLATE, Reference, TemplateError, parse_reference, references, translate
+from engine.layer.templates import CALLS, TEMPLATE, Reference, TemplateError, parse_reference, references, translate
 
 __all__ = ["CALLS", "TEMPLATE", "Reference", "TemplateError", "parse_reference", "references", "translate"]

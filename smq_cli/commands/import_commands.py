@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import engine
+from engine.dialects import DEFAULT_ENGINE
 from engine.errors import LayerError
 
 from ..exit_codes import ExitCode
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--models-dir", type=Path, default=None,
                    help="folder of database layers (default: $SMQ_MODELS_DIR, then ./semantic_models)")
     d.add_argument("--out", type=Path, help="the layer folder (default: <models-dir>/<db>)")
-    d.add_argument("--dialect", default="duckdb", help="the SQL dialect of the warehouse (default: duckdb)")
+    d.add_argument("--dialect", default=DEFAULT_ENGINE.value, help=f"the SQL dialect of the warehouse (default: {DEFAULT_ENGINE.value})")
     d.add_argument("--schema", help="the schema of the tables, in place of node_relation's (e.g. $source_schema)")
     d.add_argument("--partial", action="store_true", help="write what can be mapped even when some constructs cannot")
     d.set_defaults(func=cmd_import_dbt)

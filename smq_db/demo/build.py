@@ -50,11 +50,14 @@ import sqlglot
 import yaml
 from sqlglot import exp
 
+from engine.dialects import Engine, dialect as dialect_of
+
 from .generate import Table, generate
 
 __all__ = ["DIALECTS", "build_duckdb", "build_sqlite", "load_into", "ensure_demo", "fingerprint"]
 
-DIALECTS = ("sqlite", "duckdb", "postgres", "mysql", "snowflake")
+# the engines the demo can be loaded into (a DB-API connection of each: tests, docker-compose)
+DIALECTS = tuple(e.value for e in (Engine.SQLITE, Engine.DUCKDB, Engine.POSTGRES, Engine.MYSQL, Engine.SNOWFLAKE))
 DEMOS = ("shop",)
 
 # rows per INSERT on Snowflake: their JSON stays well below the 1 MB a statement's text may have
@@ -66,15 +69,7 @@ _SNOWFLAKE_ROWS_PER_STATEMENT = 2000
 
 
 def _column_type(portable: str, dialect: str) -> exp.DataType:
-    dtype = exp.DataType.build(portable)
-    kind = dtype.this
-    if dialect == "sqlite" and kind == exp.DataType.Type.DECIMAL:
-        return exp.DataType.build("REAL", dialect="sqlite")
-    if dialect == "mysql" and kind == exp.DataType.Type.VARCHAR and not dtype.expressions:
-        return exp.DataType.build("VARCHAR(255)")
-    if dialect == "snowflake" and kind == exp.DataType.Type.TIMESTAMP:
-        return exp.DataType(this=exp.DataType.Type.TIMESTAMPNTZ)
-    return dtype
+    return dialect_of(dialect).storage_type(exp.DataType.build(portable))
 
 
 def _qualified(name: str, schema: str | None) -> exp.Table:
@@ -95,12 +90,13 @@ def _create_table(table: Table, dialect: str, schema: str | None, mysql_collatio
         if name in table.primary_key:
             constraints.append(exp.ColumnConstraint(kind=exp.NotNullColumnConstraint()))
         dtype = _column_type(portable, dialect)
-        if dialect == "postgres" and dtype.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT):
-            constraints.append(exp.ColumnConstraint(kind=exp.CollateColumnConstraint(this=exp.to_identifier("C", quoted=True))))
+        collation = dialect_of(dialect).text_collation
+        if collation and dtype.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT):
+            constraints.append(exp.ColumnConstraint(kind=exp.CollateColumnConstraint(this=exp.to_identifier(collation, quoted=True))))
         columns.append(exp.ColumnDef(this=exp.to_identifier(name), kind=dtype, constraints=constraints))
     columns.append(exp.PrimaryKey(expressions=[exp.to_identifier(c) for c in table.primary_key]))
     properties = None
-    if dialect == "mysql":
+    if dialect_of(dialect).schema_setting == "database":  # MySQL/MariaDB: utf8mb4 (and a binary, NO PAD collation)
         props: list[exp.Expression] = [exp.CharacterSetProperty(this=exp.var("utf8mb4"), default=True)]
         if mysql_collation:
             props.append(exp.CollateProperty(this=exp.var(mysql_collation), default=True))
@@ -113,7 +109,7 @@ def _create_table(table: Table, dialect: str, schema: str | None, mysql_collatio
 
 
 def _create_schema(dialect: str, schema: str) -> exp.Create:
-    if dialect == "mysql":
+    if dialect_of(dialect).schema_setting == "database":  # MySQL/MariaDB: a schema is a database
         return exp.Create(
             kind="DATABASE",
             this=exp.Table(this=exp.to_identifier(schema)),
@@ -125,7 +121,9 @@ def _create_schema(dialect: str, schema: str) -> exp.Create:
 
 
 def ddl(dialect: str, schema: str | None = None, *, mysql_collation: str | None = "utf8mb4_nopad_bin") -> list[str]:
-    """The statements that (re)create every demo table for a dialect, in order: drops, then creates."""
+    """The statements that (re)create every demo table for a dialect, in order: drops, then creates.
+
+    `mysql_collation` is the default collation of a MySQL/MariaDB table (ignored elsewhere)."""
     _check_dialect(dialect, schema)
     tables = generate()
     statements: list[exp.Expression] = []
@@ -139,8 +137,8 @@ def ddl(dialect: str, schema: str | None = None, *, mysql_collation: str | None 
 def _check_dialect(dialect: str, schema: str | None) -> None:
     if dialect not in DIALECTS:
         raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(DIALECTS)}")
-    if schema and dialect == "sqlite":
-        raise ValueError("sqlite has no schemas: load into a database file of its own instead")
+    if schema and not dialect_of(dialect).has_schemas:
+        raise ValueError(f"{dialect} has no schemas: load into a database file of its own instead")
 
 
 # --------------------------------------------------------------------------------------------
@@ -160,16 +158,15 @@ def _sqlite_value(v: Any) -> Any:
 
 
 def _converter(dialect: str) -> Callable[[tuple], tuple] | None:
-    if dialect == "sqlite":
+    if dialect_of(dialect).affinity_typing:  # SQLite's driver binds no dates nor decimals
         return lambda row: tuple(_sqlite_value(v) for v in row)
     return None  # the other drivers bind int, str, date, datetime, Decimal and bool natively
 
 
 def _paramstyle(conn: Any, dialect: str) -> str:
-    if dialect in ("sqlite", "duckdb"):
-        return "qmark"
-    if dialect in ("postgres", "mysql"):
-        return "format"
+    known = dialect_of(dialect).paramstyle
+    if known:
+        return known
     # Snowflake's connector (and fakesnow) keep the connection's style here; the module default is pyformat
     style = getattr(conn, "_paramstyle", None) or getattr(conn, "paramstyle", None)
     if not style:
@@ -202,28 +199,28 @@ def _duckdb_insert_sql(table: Table, schema: str | None) -> str:
     # DuckDB's executemany prepares and runs a statement per row and is ~100 times slower
     select = exp.select(
         *[
-            exp.cast(exp.Unnest(expressions=[exp.Placeholder()]), _column_type(portable, "duckdb"))
+            exp.cast(exp.Unnest(expressions=[exp.Placeholder()]), _column_type(portable, Engine.DUCKDB.value))
             for _, portable in table.columns
         ]
     )
-    return exp.insert(select, _qualified(table.name, schema), columns=list(table.column_names)).sql(dialect="duckdb")
+    return exp.insert(select, _qualified(table.name, schema), columns=list(table.column_names)).sql(dialect=Engine.DUCKDB.value)
 
 
 def _snowflake_insert_sql(table: Table, schema: str | None, style: str) -> str:
     # the rows travel as one JSON array bound to a single parameter and are unpacked server side:
     # a handful of statements per table instead of one value per placeholder (fakesnow rewrites every
     # statement with sqlglot, at ~1 ms per VALUES row; real Snowflake caps a statement's text at 1 MB)
-    parsed = sqlglot.parse_one("SELECT * FROM TABLE(FLATTEN(INPUT => PARSE_JSON(?))) AS f", read="snowflake")
+    parsed = sqlglot.parse_one("SELECT * FROM TABLE(FLATTEN(INPUT => PARSE_JSON(?))) AS f", read=Engine.SNOWFLAKE.value)
     query = cast(exp.Select, parsed.transform(lambda node: _placeholder(style, 1) if isinstance(node, exp.Placeholder) else node))
     columns = [
         exp.cast(
             exp.Bracket(this=exp.column("value", table="f"), expressions=[exp.Literal.number(i)]),
-            _column_type(portable, "snowflake"),
+            _column_type(portable, Engine.SNOWFLAKE.value),
         )
         for i, (_, portable) in enumerate(table.columns)
     ]
     query = query.select(*columns, append=False)
-    return exp.insert(query, _qualified(table.name, schema), columns=list(table.column_names)).sql(dialect="snowflake")
+    return exp.insert(query, _qualified(table.name, schema), columns=list(table.column_names)).sql(dialect=Engine.SNOWFLAKE.value)
 
 
 def _json_value(v: Any) -> Any:
@@ -265,16 +262,17 @@ def load_into(conn: Any, dialect: str, schema: str | None = None) -> None:
     convert = _converter(dialect)
     cur = conn.cursor()
     try:
-        collation = _mysql_collation(cur) if dialect == "mysql" else None
+        collation = _mysql_collation(cur) if dialect_of(dialect).schema_setting == "database" else None
         for statement in ddl(dialect, schema, mysql_collation=collation):
             cur.execute(statement)
         for table in tables:
             if not table.rows:
                 continue
             rows = table.rows if convert is None else [convert(r) for r in table.rows]
-            if dialect == "duckdb":
+            bulk = dialect_of(dialect).bulk_load
+            if bulk == "columns":
                 cur.execute(_duckdb_insert_sql(table, schema), [list(col) for col in zip(*rows)])
-            elif dialect == "snowflake":
+            elif bulk == "json":
                 sql = _snowflake_insert_sql(table, schema, style)
                 for chunk in _chunks(rows, _SNOWFLAKE_ROWS_PER_STATEMENT):
                     payload = json.dumps([[_json_value(v) for v in row] for row in chunk], separators=(",", ":"))
@@ -322,7 +320,7 @@ def build_duckdb(path: Path) -> Path:
     def write(tmp: Path) -> None:
         con = duckdb.connect(str(tmp))
         try:
-            load_into(con, "duckdb")
+            load_into(con, Engine.DUCKDB.value)
             con.execute("CHECKPOINT")
         finally:
             con.close()
@@ -336,7 +334,7 @@ def build_sqlite(path: Path) -> Path:
     def write(tmp: Path) -> None:
         con = sqlite3.connect(str(tmp))
         try:
-            load_into(con, "sqlite")
+            load_into(con, Engine.SQLITE.value)
         finally:
             con.close()
 
@@ -374,7 +372,7 @@ def ensure_demo(database_dir: Path) -> None:
     if demo not in DEMOS:
         raise ValueError(f"{database_dir / 'database.yml'}: unknown demo {demo!r}; known: {', '.join(DEMOS)}")
     backend = str(connection.get("backend", "")).lower()
-    builders = {"duckdb": build_duckdb, "sqlite": build_sqlite}
+    builders = {Engine.DUCKDB.value: build_duckdb, Engine.SQLITE.value: build_sqlite}
     if backend not in builders:
         return  # a server backend: the demo is loaded into it with load_into, not here
     if not connection.get("path"):

@@ -19,10 +19,10 @@ from __future__ import annotations
 import base64
 import contextlib
 import contextvars
+import datetime as dt
 import functools
 import heapq
 import itertools
-import datetime as dt
 import math
 import operator
 import threading

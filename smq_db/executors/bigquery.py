@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from collections.abc import Mapping
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, fetch_rows, import_driver, iterator_fetchmany, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, ReadOnlyViolation
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import file_path, integer
 
 PIP_PACKAGE = "google-cloud-bigquery"
 
@@ -102,3 +105,11 @@ class BigQueryExecutor:
 
     def close(self) -> None:
         self._client.close()
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    credentials = file_path(settings, "credentials_path", base_dir) if settings.get("credentials_path") else None
+    billed = settings.get("maximum_bytes_billed")
+    return BigQueryExecutor(project=settings.get("project"), location=settings.get("location"), credentials_path=credentials,
+                            maximum_bytes_billed=integer(settings, "maximum_bytes_billed", 0) if billed else None, dialect=dialect)

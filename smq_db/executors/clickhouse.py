@@ -20,10 +20,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from pathlib import Path
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from ..dialect_functions import refuse_unsafe
+from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import require
 
 DEFAULT_MAX_RESULT_BYTES = 256 * 1024 * 1024
 _TIMEOUT_CODES = {159, 394}  # TIMEOUT_EXCEEDED, QUERY_WAS_CANCELLED
@@ -65,7 +68,7 @@ class ClickHouseExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
-        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/dialect_functions)
+        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/unsafe_functions.py)
         client = self._connected()
         started = time.perf_counter()
         with CancelTimer(timeout_s, client.close) as timer:
@@ -92,3 +95,9 @@ class ClickHouseExecutor:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    require(settings, "host")
+    return ClickHouseExecutor(settings, dialect=dialect)

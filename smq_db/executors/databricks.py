@@ -15,10 +15,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from pathlib import Path
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from ..dialect_functions import refuse_unsafe
+from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import require
 
 CONNECT_KEYS = ("server_hostname", "http_path", "access_token", "catalog", "schema")
 
@@ -34,7 +37,7 @@ class DatabricksExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
-        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/dialect_functions)
+        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/unsafe_functions.py)
         config = {"STATEMENT_TIMEOUT": str(max(1, math.ceil(timeout_s))), "ANSI_MODE": "true"}
         try:
             conn = self._sql.connect(**self._kwargs, session_configuration=config)
@@ -71,3 +74,10 @@ class DatabricksExecutor:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    for key in ("server_hostname", "http_path", "access_token"):
+        require(settings, key)
+    return DatabricksExecutor(settings, dialect=dialect)

@@ -21,11 +21,18 @@ from pathlib import Path
 
 import duckdb
 
+from collections.abc import Mapping
+from typing import Any
 from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows,
                    make_result, timeout_message)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .limits import MIB, ResourceLimits, ResourceLimitExceeded
+from engine.dialects import Engine
+
 from ..readonly import ensure_read_only
+from .base import Executor
+from .limits import parse_limits
+from .settings import file_path
 
 LOCKED_CONFIG = {
     "enable_external_access": False,  # no read_csv/ATTACH/COPY of other files, no httpfs
@@ -83,3 +90,21 @@ class DuckDBExecutor:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def in_process(path: str | Path, dialect: str, limits: ResourceLimits) -> DuckDBExecutor:
+    """The executor a worker process runs (smq_db/executors/worker.py)."""
+    return DuckDBExecutor(path, dialect=dialect, limits=limits)
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function). By default the
+    queries run in worker processes under a memory limit: DuckDB's memory_limit does not bound what its functions
+    build (docs/security.md, Resource budgets)."""
+    limits = parse_limits(settings.get("limits"))
+    path = file_path(settings, "path", base_dir)
+    if limits.isolated(Engine.DUCKDB.value):
+        from .worker import IsolatedExecutor
+
+        return IsolatedExecutor(Engine.DUCKDB.value, path, dialect=dialect, limits=limits)
+    return DuckDBExecutor(path, dialect=dialect, limits=limits)

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from engine.dialects import dialect as dialect_of
 from engine.errors import Location
 
 from .errors import ConfigError, ExecutionError
@@ -60,7 +61,9 @@ class ResourceLimits:
     isolation: str | None = None  # None: the backend's default (process for DuckDB, none for SQLite)
 
     def isolated(self, backend: str) -> bool:
-        return (self.isolation or ("process" if backend == "duckdb" else "none")) == "process"
+        """Whether this engine's queries run in worker processes (engine/dialects: isolated_by_default)."""
+        default = "process" if dialect_of(backend).isolated_by_default else "none"
+        return (self.isolation or default) == "process"
 
     def memory_message(self, what: str = "the query") -> str:
         return (f"{what} needed more memory than this database allows one query ({human(self.memory)}, "

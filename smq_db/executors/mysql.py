@@ -19,11 +19,16 @@ import contextlib
 import time
 from typing import Any
 
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import unquote, urlparse
 from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, ResultTooLarge, check_limits, description_types,
                    fetch_rows, import_driver, make_result, run_retrying_stale, timeout_message)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from .pool import SimplePool
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import integer
 
 # server error numbers meaning "your statement ran out of time / was killed"
 _TIMEOUT_ERRORS = {1969, 3024, 1317}  # MariaDB max_statement_time, MySQL max_execution_time, KILL QUERY
@@ -181,3 +186,16 @@ def _message(error: BaseException) -> str:
     if len(error.args) >= 2 and isinstance(error.args[1], str):
         return error.args[1]
     return str(error) or type(error).__name__
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    merged = dict(settings)
+    if settings.get("url"):  # mysql://user:password@host:port/database; explicit keys win
+        url = urlparse(str(settings["url"]))
+        from_url = {"host": url.hostname, "port": url.port, "user": unquote(url.username or "") or None,
+                    "password": unquote(url.password or "") or None, "database": url.path.lstrip("/") or None}
+        merged = {k: v for k, v in from_url.items() if v is not None} | {k: v for k, v in settings.items() if v not in (None, "")}
+    return MySQLExecutor(host=str(merged.get("host") or "127.0.0.1"), port=integer(merged, "port", 3306), user=merged.get("user"),
+                         password=merged.get("password"), database=merged.get("database"), dialect=dialect,
+                         pool_size=integer(merged, "pool_size", 4), connect_timeout_s=float(merged.get("connect_timeout", 10)))

@@ -24,6 +24,8 @@ import threading
 import time
 from typing import Any
 
+from collections.abc import Mapping
+from pathlib import Path
 from .base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT_S,
@@ -39,6 +41,8 @@ from .base import (
 )
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import integer
 
 _cursor_ids = itertools.count(1)
 
@@ -177,3 +181,13 @@ def _pg_message(error: Any) -> str:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    conninfo_module = import_driver("psycopg.conninfo", "psycopg[binary,pool]")
+    parts = {"host": settings.get("host"), "port": settings.get("port"), "user": settings.get("user"),
+             "password": settings.get("password"), "dbname": settings.get("database")}
+    conninfo = conninfo_module.make_conninfo(str(settings.get("url") or ""), **{k: str(v) for k, v in parts.items() if v not in (None, "")})
+    return PostgresExecutor(conninfo, dialect=dialect, schema=settings.get("schema"), pool_size=integer(settings, "pool_size", 4),
+                            connect_timeout_s=float(settings.get("connect_timeout", 10)), default_timeout_s=default_timeout_s)

@@ -16,10 +16,13 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pathlib import Path
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import file_path, integer
 
 # connection-mapping keys passed to snowflake.connector.connect as they are
 SETTING_KEYS = ("account", "user", "password", "warehouse", "database", "schema", "role", "authenticator",
@@ -103,10 +106,22 @@ def _interrupt_emulator(conn: Any) -> None:
         duck.interrupt()
 
 
+_EMULATOR_MODULES = frozenset({"duckdb", "_duckdb"})  # the Python modules of the engine under fakesnow
+
+
 def _is_duckdb_error(error: BaseException) -> bool:
-    return type(error).__module__.split(".")[0] in {"duckdb", "_duckdb"}
+    """An error of the local emulator's own engine (fakesnow runs on DuckDB), not of Snowflake."""
+    return type(error).__module__.split(".")[0] in _EMULATOR_MODULES
 
 
 def _message(error: BaseException) -> str:
     msg = getattr(error, "msg", None) or getattr(error, "raw_msg", None)
     return str(msg if msg else error).strip()
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    resolved = dict(settings)
+    if settings.get("private_key_path"):
+        resolved["private_key_path"] = file_path(settings, "private_key_path", base_dir)
+    return SnowflakeExecutor(resolved, dialect=dialect, pool_size=integer(settings, "pool_size", 4))

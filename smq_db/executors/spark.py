@@ -18,10 +18,14 @@ import time
 import uuid
 from typing import Any
 
+from collections.abc import Mapping
+from pathlib import Path
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, fetch_rows, import_driver, iterator_fetchmany, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from ..dialect_functions import refuse_unsafe
+from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import require
 
 
 class SparkConnectExecutor:
@@ -51,7 +55,7 @@ class SparkConnectExecutor:
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
-        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/dialect_functions)
+        refuse_unsafe(sql, self.dialect)  # engine-specific table functions and settings (smq_db/unsafe_functions.py)
         session = self._connected()
         tag = f"smq-{uuid.uuid4().hex}"
         started = time.perf_counter()
@@ -83,3 +87,9 @@ class SparkConnectExecutor:
 def _first_line(error: BaseException) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    require(settings, "url")
+    return SparkConnectExecutor(str(settings["url"]), dialect=dialect)

@@ -19,12 +19,19 @@ import threading
 import time
 from pathlib import Path
 
+from collections.abc import Mapping
+from typing import Any
 from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, description_types, fetch_rows, make_result,
                    timeout_message)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .limits import ResourceLimits, ResourceLimitExceeded, human
 from .pool import SimplePool
+from engine.dialects import Engine
+
 from ..readonly import ensure_read_only
+from .base import Executor
+from .limits import parse_limits
+from .settings import file_path, integer
 
 _PROGRESS_STEPS = 1_000  # VM instructions between deadline checks: ~microseconds
 _HEAP_LOCK = threading.Lock()
@@ -116,3 +123,19 @@ def _raise_heap_limit(conn: sqlite3.Connection, limit: int) -> None:
 
 def _decode_text(raw: bytes) -> str:
     return raw.decode("utf-8", errors="replace")
+
+
+def in_process(path: str | Path, dialect: str, limits: ResourceLimits) -> SqliteExecutor:
+    """The executor a worker process runs (smq_db/executors/worker.py): one connection, the same limits."""
+    return SqliteExecutor(path, dialect=dialect, pool_size=1, limits=limits)
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    limits = parse_limits(settings.get("limits"))
+    path = file_path(settings, "path", base_dir)
+    if limits.isolated(Engine.SQLITE.value):
+        from .worker import IsolatedExecutor
+
+        return IsolatedExecutor(Engine.SQLITE.value, path, dialect=dialect, limits=limits)
+    return SqliteExecutor(path, dialect=dialect, pool_size=integer(settings, "pool_size", 4), limits=limits)

@@ -19,9 +19,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from pathlib import Path
 from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..readonly import ensure_read_only
+from .base import Executor
+from .settings import integer, require
 
 # Trino error names that mean "our time budget ran out" (the property above, or our cancel)
 _TIMEOUT_ERRORS = {"EXCEEDED_TIME_LIMIT", "USER_CANCELED", "ADMINISTRATIVELY_KILLED"}
@@ -88,3 +91,9 @@ def settings_from(mapping: Mapping[str, Any]) -> dict[str, Any]:
     """The TrinoExecutor keyword arguments a ``connection:`` block names."""
     keys = ("host", "user", "catalog", "schema", "http_scheme", "password")
     return {k: mapping[k] for k in keys if mapping.get(k) not in (None, "")}
+
+
+def from_settings(settings: Mapping[str, Any], base_dir: Path, dialect: str, default_timeout_s: float) -> Executor:
+    """The executor from a database.yml `connection:` mapping (its dialect names this function)."""
+    require(settings, "host")
+    return TrinoExecutor(**settings_from(settings), port=integer(settings, "port", 8080), dialect=dialect)

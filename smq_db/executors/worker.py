@@ -27,10 +27,12 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from importlib import import_module
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from engine.dialects import dialect as dialect_of
 from engine.errors import EngineError
 
 from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, ResultTooLarge, _BUDGET, check_limits, result_budget,
@@ -60,13 +62,9 @@ class WorkerSpec:
 
 
 def _open(spec: WorkerSpec) -> Any:
-    if spec.backend == "duckdb":
-        from .duckdb import DuckDBExecutor
-
-        return DuckDBExecutor(spec.path, dialect=spec.dialect, limits=spec.limits)
-    from .sqlite import SqliteExecutor
-
-    return SqliteExecutor(spec.path, dialect=spec.dialect, pool_size=1, limits=spec.limits)
+    """The engine's in-process executor (its executor module's `in_process`, as its dialect names the module)."""
+    module = import_module(dialect_of(spec.backend).executor.partition(":")[0])
+    return module.in_process(spec.path, spec.dialect, spec.limits)
 
 
 def _error_reply(err: EngineError) -> tuple[str, str, str, str]:
@@ -167,8 +165,7 @@ class IsolatedExecutor:
         self.limits = limits
         self.path = Path(path)
         if not self.path.is_file():
-            label = "DuckDB" if backend == "duckdb" else "SQLite"
-            raise BackendUnavailable(f"{label} database file not found: {self.path}")
+            raise BackendUnavailable(f"{dialect_of(backend).display} database file not found: {self.path}")
         self._spec = WorkerSpec(backend, str(self.path), dialect, limits)
         self._pool: SimplePool[_Worker] = SimplePool(lambda: _Worker(self._spec), _Worker.stop, size=limits.workers)
         self._pool.release(self._pool.acquire())  # one worker now: a file the engine cannot open fails here, as in-process

@@ -1,4 +1,4 @@
-"""The exploration tools (spec section 7) on the real demo DuckDB and on a Spider SQLite database:
+"""The exploration tools (docs/directives.md, The exploration tools) on the real demo DuckDB and on a Spider SQLite database:
 results, the caller's role (row filters, hidden columns), refusals, and `smq ask --tools` through the
 agent loop with a scripted model."""
 

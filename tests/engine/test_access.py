@@ -6,7 +6,7 @@ import pytest
 import sqlglot
 
 from engine import QueryError, load_layers
-from engine.access import apply_role_to_sql
+from engine.access.roles import apply_role_to_sql
 
 from ..conftest import DEMO_MODELS
 

@@ -19,7 +19,7 @@ import pytest
 import sqlglot
 
 from engine import QueryError, load_layer
-from engine.access import apply_role_to_sql
+from engine.access.roles import apply_role_to_sql
 from engine.facade import Layer
 
 from .engine_databases import ENGINES, deployed, engine_databases

@@ -19,7 +19,7 @@ import pytest
 import sqlglot
 
 from engine import QueryError, load_layers
-from engine.access import apply_role_to_sql, default_schema
+from engine.access.roles import apply_role_to_sql, default_schema
 from engine.facade import Layer
 from engine.layer.model import Role
 

@@ -14,9 +14,9 @@ import pytest
 import sqlglot
 
 from engine import LayerValidationError, load_layer
-from engine.allowlist import allowed_functions
-from engine.denylist import DENIED_FUNCTIONS
-from engine.readpolicy import FUNCTION_NOT_ALLOWED, TABLE_FUNCTION_REFUSED, ReadPolicy, policy_for
+from engine.access.allowlist import allowed_functions
+from engine.dialects.denylist import DENIED_FUNCTIONS
+from engine.access.readpolicy import FUNCTION_NOT_ALLOWED, TABLE_FUNCTION_REFUSED, ReadPolicy, policy_for
 
 from .conftest import MINI, write_layer
 
@@ -169,7 +169,7 @@ def test_the_distributed_engines_dangerous_functions_are_refused_in_raw_sql(dial
 
 
 def test_a_layer_cannot_allow_a_distributed_engines_dangerous_function(tmp_path: Path) -> None:
-    from engine.allowlist import why_not_allowable
+    from engine.dialects.denylist import why_not_allowable
 
     assert "cannot be allowed (runs JVM code or programs)" in (why_not_allowable("reflect", "spark") or "")
     assert why_not_allowable("reflect", "duckdb") is None  # only Spark knows it

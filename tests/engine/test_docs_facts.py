@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from engine.layer.model import AGGREGATIONS
-from engine.sql.dialects import SUPPORTED_DIALECTS
+from engine.dialects import SUPPORTED_DIALECTS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -196,15 +196,17 @@ def _pitfall_probe(dialect: str) -> str:
     """One SELECT of the compiler's dialect helpers on constants: week start, grains, division."""
     from sqlglot import exp
 
-    from engine.sql.dialects import add_interval, float_division, truncate
+    from engine.dialects import dialect as dialect_of
+    from engine.dialects.base import float_division
 
+    d = dialect_of(dialect)
     sunday = exp.Cast(this=exp.Literal.string("2024-01-07 13:45:00"), to=exp.DataType.build("TIMESTAMP"))
     one, two, zero = (exp.Literal.number(n) for n in (1, 2, 0))
     columns = {
-        "week": truncate(sunday.copy(), "week", dialect),
-        "quarter": truncate(sunday.copy(), "quarter", dialect),
-        "day": truncate(sunday.copy(), "day", dialect),
-        "next_month": add_interval(truncate(sunday.copy(), "month", dialect), 1, "month", dialect),
+        "week": d.truncate(sunday.copy(), "week"),
+        "quarter": d.truncate(sunday.copy(), "quarter"),
+        "day": d.truncate(sunday.copy(), "day"),
+        "next_month": d.add_interval(d.truncate(sunday.copy(), "month"), 1, "month"),
         "half": float_division(one, two),  # integers: 0 under integer division
         "by_zero": float_division(one.copy(), zero),  # ANSI Spark raises DIVIDE_BY_ZERO for 1 / 0
     }
@@ -251,9 +253,10 @@ def test_null_group_keys_merge_across_aggregations(shop, duckdb_runner: Runner, 
 def test_clickhouse_range_join_is_stated_twice_only_when_alone() -> None:
     import sqlglot
 
-    from engine.sql.dialects import finish
+    from engine.dialects import Engine, dialect
 
-    lone = finish(sqlglot.parse_one("SELECT 1 FROM p LEFT JOIN r ON r.t < p.e", read="clickhouse"), "clickhouse")
+    finish = dialect(Engine.CLICKHOUSE).finish
+    lone = finish(sqlglot.parse_one("SELECT 1 FROM p LEFT JOIN r ON r.t < p.e", read="clickhouse"))
     assert "ON r.t < p.e AND r.t < p.e" in lone.sql("clickhouse")
-    keyed = finish(sqlglot.parse_one("SELECT 1 FROM p LEFT JOIN r ON r.k = p.k", read="clickhouse"), "clickhouse")
+    keyed = finish(sqlglot.parse_one("SELECT 1 FROM p LEFT JOIN r ON r.k = p.k", read="clickhouse"))
     assert "ON r.k = p.k SETTINGS" in keyed.sql("clickhouse")

@@ -89,7 +89,7 @@ def api(models_dir: Path, keys_file: Path) -> Iterator[TestClient]:
 
 
 def rest_path(name: str) -> str:
-    """Where REST runs a tool: the paper's three have their own routes, the others `/tools/{name}`."""
+    """Where REST runs a tool: the three core tools have their own routes, the others `/tools/{name}`."""
     return f"/v1/databases/shop/{PAPER_ROUTES[name]}" if name in PAPER_ROUTES else f"/v1/databases/shop/tools/{name}"
 
 

@@ -1,4 +1,4 @@
-"""One read policy (engine.readpolicy): the same refused SQL gets the same code on every raw-SQL path.
+"""One read policy (engine.access.readpolicy): the same refused SQL gets the same code on every raw-SQL path.
 
 REST /execute, the read_query tool (REST tools route; MCP runs the same Explorer) and the agent's
 final-SQL guard used to keep their own catalog lists and codes; a fix in one missed the others.
@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from agent.guards import GuardRefusal, RunGuards
 from engine import load_layers
-from engine.readpolicy import policy_for
+from engine.access.readpolicy import policy_for
 from service.app import create_app
 from service.settings import Settings
 from tests.service.conftest import auth

@@ -77,7 +77,7 @@ def test_clickhouse_unreachable_is_backend_unavailable() -> None:
     ("SELECT java_method('java.lang.System', 'exit', 0)", "databricks"),
 ])
 def test_engine_specific_escapes_are_refused(sql: str, dialect: str) -> None:
-    from smq_db.dialect_functions import refuse_unsafe
+    from smq_db.unsafe_functions import refuse_unsafe
 
     with pytest.raises(ReadOnlyViolation) as caught:
         refuse_unsafe(sql, dialect)
@@ -86,7 +86,7 @@ def test_engine_specific_escapes_are_refused(sql: str, dialect: str) -> None:
 
 def test_compiled_sql_passes_the_engine_specific_check() -> None:
     from engine import load_layers
-    from smq_db.dialect_functions import refuse_unsafe
+    from smq_db.unsafe_functions import refuse_unsafe
 
     from ...conftest import DEMO_MODELS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlglot import exp
 
-from engine.denylist import DENIED_FUNCTIONS, denied_function_reason
+from engine.dialects.denylist import DENIED_FUNCTIONS, denied_function_reason
 from smq_db.executors.errors import ReadOnlyViolation, SqlSyntaxError
 from smq_db.readonly import check_read_only
 

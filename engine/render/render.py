@@ -1,0 +1,238 @@
+"""One aggregation -> its SELECT, and the expressions every render module shares.
+
+Shapes, from simplest to most general:
+- one aggregation: a single SELECT ... GROUP BY ... HAVING ... ORDER BY ... LIMIT;
+- a join that fans out: the aggregation reads `SELECT DISTINCT <primary key>, <keys>, <inputs>`,
+  so every row of the measure's model counts once per group;
+- several aggregations: one CTE each, stacked with UNION ALL and collapsed by GROUP BY on the
+  group keys (NULL-safe on every engine, no FULL JOIN needed), then the metric math;
+- cumulative metrics: a CTE of periods from the time spine joined to the rows in each window (cumulative.py).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, cast
+
+from sqlglot import exp
+
+from ..layer.exprs import qualify
+from .sqltree import aliased, col, ident
+from ..layer.joins import Path
+from ..layer.model import PERCENTILE_AGGS, Measure, Metric, Model, SemanticLayer
+from ..resolve.filters import Filter, interval_parts, substitute, wrap
+from ..resolve.names import DimRef
+from ..dialects.base import Dialect
+from .percentile import percentile_aggregate
+from .semi_additive import on_window, window_columns
+from .metric_joins import join_metric_filters, metric_aware
+
+from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
+
+SourceFor = Callable[[Model], exp.Expression]
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
+
+
+def cumulative_of(group: Aggregation) -> CumulativeRead:
+    """How a cumulative aggregation reads its rows (its window's metric and period filters)."""
+    assert isinstance(group.reads, CumulativeRead), "planned: a cumulative leaf reads a cumulative aggregation"
+    return group.reads
+
+
+def cumulative_metric(group: Aggregation) -> Metric:
+    return cumulative_of(group).metric
+
+
+def conversions_of(group: Aggregation) -> ConversionsRead:
+    """How a conversion metric's aggregation reads its conversion events."""
+    assert isinstance(group.reads, ConversionsRead), "planned: a conversion leaf reads a conversions aggregation"
+    return group.reads
+
+
+def _safe_alias(text: str) -> str:
+    return "".join(ch if ch.isalnum() or ch == "_" else "_" for ch in text.lower()) or "t"
+
+
+class JoinTree:
+    """The FROM clause of one aggregation: the measure's model and every path from it."""
+
+    def __init__(self, root: Model, paths: list[tuple[DimRef, Path]], layer: SemanticLayer, source_for: SourceFor) -> None:
+        self.root = root
+        self.layer = layer
+        self.source_for = source_for
+        base = _safe_alias((root.table or root.name).split(".")[-1].strip('"`[]'))
+        self.root_alias = base
+        self.aliases: dict[tuple[tuple[int, bool], ...], str] = {(): base}
+        self.joins: list[exp.Join] = []
+        used = {base}
+        for _, path in paths:
+            prefix: tuple[tuple[int, bool], ...] = ()
+            for depth, step in enumerate(path):
+                parent = self.aliases[prefix]
+                prefix = prefix + ((step.edge.index, step.forward),)
+                if prefix in self.aliases:
+                    continue
+                target = layer.models[step.target]
+                alias = _safe_alias((target.table or target.name).split(".")[-1].strip('"`[]'))
+                if alias in used:  # a second role of the same table: name it by its path
+                    alias = "_".join(s.key for s in path[: depth + 1])
+                while alias in used:
+                    alias += "_"
+                used.add(alias)
+                self.aliases[prefix] = alias
+                from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
+                on = exp.and_(*[exp.EQ(this=qualify(left, from_alias), expression=qualify(right, to_alias))
+                                for left, right in step.edge.key_pairs()])
+                kwargs = {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
+                self.joins.append(exp.Join(this=aliased(source_for(target), alias), on=on, **kwargs))
+
+    def alias_of(self, path: Path) -> str:
+        return self.aliases[tuple((s.edge.index, s.forward) for s in path)]
+
+    def select(self) -> exp.Select:
+        query = exp.Select().from_(aliased(self.source_for(self.root), self.root_alias))
+        for join in self.joins:
+            query = query.join(join, copy=False)
+        return query
+
+
+class Renderer:
+    def __init__(self, layer: SemanticLayer, dialect: Dialect, source_for: SourceFor) -> None:
+        self.layer = layer
+        self.dialect = dialect
+        self.source_for = source_for
+
+    # -- expressions ---------------------------------------------------------------------
+    def dim_expr(self, ref: DimRef, tree: JoinTree, path: Path) -> exp.Expression:
+        value = qualify(ref.dimension.node, tree.alias_of(path))
+        if ref.date_part:
+            return self.dialect.date_part(value, ref.date_part)
+        return self.dialect.truncate(value, ref.grain) if ref.grain else value
+
+    def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
+        refs = dict(f.refs)
+        node = self.type_date_literals(f.node, refs)
+
+        return substitute(node, lambda name: wrap(render_ref(cast(DimRef, refs[name]))))  # a row filter names dimensions only
+
+    def on_spine(self, day: exp.Expression) -> Callable[[DimRef], exp.Expression]:
+        """A time filter's dimension read on a spine day (at its grain, or its date part): a filter on periods."""
+        def render(ref: DimRef) -> exp.Expression:
+            if ref.date_part:
+                return self.dialect.date_part(day.copy(), ref.date_part)
+            return self.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
+
+        return render
+
+    def type_date_literals(self, node: exp.Expression, refs: dict) -> exp.Expression:
+        """'2024-01-01' compared with a date dimension becomes a typed literal where engines need it."""
+        from ..layer.model import column_name
+
+        def time_type(n: exp.Expression | None) -> str | None:
+            if isinstance(n, (exp.Column, exp.Dot)):
+                ref = refs.get(column_name(n))
+                if isinstance(ref, DimRef) and ref.dimension.is_time and not ref.date_part:
+                    return "date" if ref.grain else ref.dimension.type
+            return None
+
+        def fix(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.DateTrunc) and isinstance(n.this, exp.CurrentDate):  # structured relative date ranges
+                return self.dialect.truncate(n.this, n.args["unit"].name.lower())
+            if isinstance(n, (exp.Add, exp.Sub)) and isinstance(n.expression, exp.Interval):
+                parts = interval_parts(n.expression)
+                if parts is not None:  # checked when the filter was parsed
+                    count, unit = parts
+                    # a month step past a month's end lands on its last day on SQLite too, as elsewhere; from the
+                    # first day of a month (the structured ranges' period starts) it cannot, so plain arithmetic
+                    start = isinstance(n.this, exp.DateTrunc) and n.this.args["unit"].name.lower() in ("month", "quarter", "year")
+                    step = self.dialect.add_interval if start else self.dialect.shift
+                    return step(fix(n.this), -count if isinstance(n, exp.Sub) else count, unit)
+            if isinstance(n, _COMPARISONS):
+                for a, b in (("this", "expression"), ("expression", "this")):
+                    kind = time_type(n.args.get(a))
+                    other = n.args.get(b)
+                    if kind and isinstance(other, exp.Literal) and other.is_string:
+                        n.set(b, self.dialect.date_literal(other, kind))
+            elif isinstance(n, exp.Between):
+                kind = time_type(n.this)
+                for key in ("low", "high"):
+                    v = n.args.get(key)
+                    if kind and isinstance(v, exp.Literal) and v.is_string:
+                        n.set(key, self.dialect.date_literal(v, kind))
+            elif isinstance(n, exp.In):
+                kind = time_type(n.this)
+                if kind:
+                    n.set("expressions", [self.dialect.date_literal(v, kind) if isinstance(v, exp.Literal) and v.is_string else v
+                                          for v in n.expressions])
+            return n
+
+        return node.copy().transform(fix, copy=False)
+
+    def measure_input(self, column: MeasureColumn, alias: str) -> exp.Expression:
+        """The row-level value a measure aggregates (1 for a COUNT(*) measure)."""
+        measure = column.measure
+        return qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
+
+    def measure_aggregate(self, measure: Measure, value: exp.Expression | None) -> exp.Expression:
+        """The measure's aggregate of its input; percentiles are per dialect (percentile.py)."""
+        if measure.agg in PERCENTILE_AGGS and value is not None:
+            return percentile_aggregate(measure, value, self.dialect)
+        return self.aggregate(measure.agg, value)
+
+    @staticmethod
+    def aggregate(agg: str, value: exp.Expression | None) -> exp.Expression:
+        if value is None:
+            return exp.Count(this=exp.Star())
+        if agg == "count_distinct":
+            return exp.Count(this=exp.Distinct(expressions=[value]))
+        func = {"sum": exp.Sum, "count": exp.Count, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg]
+        return cast(exp.Expression, func(this=value))
+
+    # -- one aggregation -------------------------------------------------------------------
+    def group_parts(self, group: Aggregation, keys: tuple[DimRef, ...],
+                    where: tuple[Filter, ...]) -> tuple[exp.Select, list[exp.Expression], dict[str, exp.Expression]]:
+        """(FROM/WHERE select without projection, key expressions, aggregate expressions)."""
+        model = self.layer.models[group.model]
+        paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
+        tree = JoinTree(model, [(ref, path) for ref, path in group.paths], self.layer, self.source_for)
+
+        @metric_aware  # a metric filter's value is its joined subquery's column
+        def render_ref(ref: DimRef) -> exp.Expression:
+            return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
+
+        query = join_metric_filters(tree.select(), (*where, *group.metric_filters), render_ref, self)
+        conditions = [self.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
+        if conditions:
+            query = query.where(*conditions, copy=False)
+        key_exprs = [render_ref(ref) for ref in keys]
+        semi = next((a.measure for a in group.columns if a.measure.non_additive), None)  # alone in its group
+        if not group.dedupe and semi is None:
+            inputs = {a.id: (self.measure_input(a, tree.root_alias) if a.measure.node is not None else None)
+                      for a in group.columns}
+            aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.columns}
+            return query, key_exprs, aggs
+        # fan-out: one row per (primary key, group) before aggregating; semi-additive: only the window's rows count
+        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)] \
+            if group.dedupe else []
+        projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.columns]
+        if semi is not None:
+            projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
+        inner = query.select(*projection, copy=False)
+        if group.dedupe:
+            inner = inner.distinct(copy=False)
+        name = "dedup" if group.dedupe else "semi"
+        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))))
+        if semi is not None:
+            outer = outer.where(on_window(name), copy=False)
+        keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]
+        aggs = {a.id: self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", name)) for a in group.columns}
+        return outer, keys_out, aggs
+
+    def group_cte(self, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
+        query, key_exprs, aggs = self.group_parts(group, keys, where)
+        projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
+        query = query.select(*projection, copy=False)
+        if key_exprs:
+            query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+        return query

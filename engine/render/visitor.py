@@ -1,0 +1,151 @@
+"""The plan (engine/plan/nodes.py) -> one sqlglot query: one visit per node class.
+
+A leaf's visit gives its CTEs (the last one named after its aggregation, with columns g0.. and a0..); `Project` reads
+one plain leaf directly (a single SELECT ... GROUP BY ... HAVING), or the merge of several. Every model a leaf reads
+comes from `Renderer.source_for` (the role's filtered subquery where the role restricts the model): no visit reads a
+model's table any other way.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from sqlglot import exp
+
+from ..plan import nodes as n
+from .conversion import conversion_ctes
+from .cumulative import cumulative_ctes
+from .offsets import offset_ctes, offset_cumulative
+from .render import Renderer, cumulative_of
+from .sqltree import col, ident
+from .spine_query import spine_query
+from .timespine_fill import fill_from_timespine, having_column
+
+CTEs = list[tuple[str, exp.Select]]
+
+
+def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.Expression:
+    """Replace the placeholders g0.., a0.. of an output template by real expressions."""
+
+    def fn(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Column) and not node.table and node.name in mapping:
+            return mapping[node.name].copy()
+        return node
+
+    return template.copy().transform(fn, copy=False)
+
+
+def _having(query: exp.Select, conditions: list[exp.Expression], as_columns: bool, where: bool) -> exp.Select:
+    """The query's metric filters: as HAVING (WHERE over merged aggregations), or, with a spine join above, as columns
+    of the result that hold after the join and fill (timespine_fill.py)."""
+    if as_columns:
+        return query.select(*[exp.alias_(c, having_column(i), quoted=True) for i, c in enumerate(conditions)], copy=False)
+    return query.where(*conditions, copy=False) if where else query.having(*conditions, copy=False)
+
+
+class QueryRenderer(Renderer):
+    """Renders a plan; `render(node)` dispatches to `visit_<NodeClass>`."""
+
+    def render(self, node: n.Node) -> exp.Query:
+        query = self._visit(node)
+        assert isinstance(query, exp.Query), f"{type(node).__name__} is not a query node"
+        return query
+
+    def _visit(self, node: n.Node) -> exp.Query | CTEs:
+        visit: Callable[[n.Node], exp.Query | CTEs] = getattr(self, f"visit_{type(node).__name__}")
+        return visit(node)
+
+    def ctes(self, leaf: n.Leaf) -> CTEs:
+        out = self._visit(leaf)
+        assert isinstance(out, list), f"{type(leaf).__name__} is not a leaf"
+        return out
+
+    # -- the query around the aggregations ----------------------------------------------------------
+    def visit_OrderLimit(self, node: n.OrderLimit) -> exp.Query:
+        query = self.render(node.source)
+        if node.order_by:
+            query = query.order_by(*[exp.Ordered(this=exp.column(ident(name)), desc=desc, nulls_first=False)
+                                     for name, desc in node.order_by], copy=False)
+        if node.limit is not None:
+            query = query.limit(node.limit, copy=False)
+        return query
+
+    def visit_SpineFill(self, node: n.SpineFill) -> exp.Query:
+        return fill_from_timespine(self.render(node.source), node, self)
+
+    def visit_SpinePeriods(self, node: n.SpinePeriods) -> exp.Query:
+        return spine_query(node, self)
+
+    def visit_Project(self, node: n.Project) -> exp.Query:
+        source = node.source
+        if isinstance(source, (n.Aggregate, n.SemiAdditive)):  # one plain aggregation: the whole query is its SELECT
+            agg = source.agg
+            query, key_exprs, aggs = self.group_parts(agg, agg.keys, agg.where)
+            mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
+            mapping.update(aggs)
+            query = query.select(*[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in node.outputs], copy=False)
+            if key_exprs:
+                query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+            if node.having:
+                query = _having(query, [_fill(h, mapping) for h in node.having], node.having_as_columns, where=False)
+            return query
+        ctes = [cte for leaf in source.inputs for cte in self.ctes(leaf)]
+        keys = [f"g{i}" for i in range(source.keys)]
+        agg_ids = [c.id for leaf in source.inputs for c in leaf.agg.columns]
+        if len(source.inputs) == 1:
+            name = source.inputs[0].agg.id
+        else:
+            ctes.append(("merged", self.visit_Merge(source)))
+            name = "merged"
+        mapping = {key: col(key, "m") for key in keys + agg_ids}
+        query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in node.outputs])
+        query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))))
+        if node.having:
+            query = _having(query, [_fill(h, mapping) for h in node.having], node.having_as_columns, where=True)
+        for cte_name, cte in ctes:
+            query = query.with_(ident(cte_name), as_=cte, copy=False)
+        return query
+
+    def visit_Merge(self, merge: n.Merge) -> exp.Select:
+        """The aggregations stacked with UNION ALL (each padding the others' columns with a typed NULL) and
+        collapsed by the group keys, each aggregate column taking its one non-NULL value (MAX)."""
+        keys = [f"g{i}" for i in range(merge.keys)]
+        agg_ids = [c.id for leaf in merge.inputs for c in leaf.agg.columns]
+        owner = {c.id: leaf.agg.id for leaf in merge.inputs for c in leaf.agg.columns}
+        branches = []
+        for leaf in merge.inputs:
+            own = {c.id for c in leaf.agg.columns}
+            projection: list[exp.Expr] = [col(k) for k in keys]
+            projection += [col(a) if a in own else exp.alias_(self.dialect.typed_null(owner[a], a), a, quoted=True) for a in agg_ids]
+            branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id)))
+        stacked: exp.Query = branches[0]
+        for branch in branches[1:]:
+            stacked = exp.union(stacked, branch, distinct=False)
+        merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True) for a in agg_ids])
+        merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))))
+        if keys:
+            merged = merged.group_by(*[col(k) for k in keys], copy=False)
+        return merged
+
+    # -- the leaves: each aggregation's CTEs ----------------------------------------------------------
+    def visit_Aggregate(self, node: n.Aggregate) -> CTEs:
+        return [(node.agg.id, self.group_cte(node.agg, node.agg.keys, node.agg.where))]
+
+    def visit_SemiAdditive(self, node: n.SemiAdditive) -> CTEs:
+        return [(node.agg.id, self.group_cte(node.agg, node.agg.keys, node.agg.where))]  # group_parts keeps the window's rows
+
+    def visit_Cumulative(self, node: n.Cumulative) -> CTEs:
+        agg = node.agg
+        return cumulative_ctes(self, agg, agg.keys, agg.where, cumulative_of(agg).time_filters)
+
+    def visit_CumulativeOffset(self, node: n.CumulativeOffset) -> CTEs:
+        return offset_cumulative(self, node.agg, node.agg.keys)
+
+    def visit_OffsetAggregate(self, node: n.OffsetAggregate) -> CTEs:
+        return offset_ctes(self, node.agg, node.agg.keys, node.agg.where)
+
+    def visit_Conversion(self, node: n.Conversion) -> CTEs:
+        return conversion_ctes(self, node.agg, node.agg.keys, node.agg.where)
+
+    def visit_ConversionOffset(self, node: n.ConversionOffset) -> CTEs:
+        return conversion_ctes(self, node.agg, node.agg.keys, node.agg.where)  # its base events shifted (conversion.py)

@@ -1,0 +1,35 @@
+"""Reading a database.yml `connection:` mapping: the helpers every executor's `from_settings` shares."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.errors import Location
+
+from .errors import ConfigError
+
+
+def file_path(settings: Mapping[str, Any], key: str, base_dir: Path) -> Path:
+    """A file named by the connection, relative to the layer's folder unless absolute."""
+    raw = settings.get(key)
+    if not raw:
+        raise ConfigError(f"connection.{key} is required for the {settings['backend']} backend",
+                          location=Location(field=f"connection.{key}"))
+    path = Path(str(raw)).expanduser()
+    return path if path.is_absolute() else (base_dir / path)
+
+
+def integer(settings: Mapping[str, Any], key: str, default: int) -> int:
+    raw = settings.get(key, default)
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"connection.{key} must be an integer, got {raw!r}", location=Location(field=f"connection.{key}")) from None
+
+
+def require(settings: Mapping[str, Any], key: str) -> None:
+    if settings.get(key) in (None, ""):
+        raise ConfigError(f"connection.{key} is required for the {settings['backend']} backend",
+                          location=Location(field=f"connection.{key}"))
