@@ -25,7 +25,6 @@ from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult
                    make_result, timeout_message)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .limits import MIB, ResourceLimits, ResourceLimitExceeded
-from ..readonly import ensure_read_only
 
 LOCKED_CONFIG = {
     "enable_external_access": False,  # no read_csv/ATTACH/COPY of other files, no httpfs
@@ -58,8 +57,15 @@ class DuckDBExecutor:
         self._lock = threading.Lock()  # cursor() touches the shared connection
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        from ..readonly import ensure_read_only  # here, not at import: a worker process (its parent guards) never parses
+
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
+        return self.execute_checked(sql, max_rows=max_rows, timeout_s=timeout_s)
+
+    def execute_checked(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        """`execute` for SQL that has passed the read-only guard already: a worker's, whose parent runs it."""
+        check_limits(max_rows, timeout_s)
         with self._lock:
             cursor = self._db.cursor()
         started = time.perf_counter()
