@@ -28,7 +28,7 @@ import operator
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
@@ -189,17 +189,25 @@ _BUDGET: contextvars.ContextVar[ResultBudget | None] = contextvars.ContextVar("s
 BUDGET_CHUNK_ROWS = 1024  # rows converted and measured at a time under a budget
 
 
-@contextlib.contextmanager
-def result_budget(*, max_bytes: int | None, timeout_s: float | None) -> Iterator[ResultBudget]:
+class result_budget:  # noqa: N801 - used as a function: `with result_budget(...) as budget:`
     """Within the block, ``make_result`` caps the rows' JSON at ``max_bytes`` and stops converting
-    them once ``timeout_s`` (from now) has passed; an executor's timeout covers only the database."""
-    deadline = None if timeout_s is None else time.perf_counter() + timeout_s
-    budget = ResultBudget(max_bytes, timeout_s, deadline)
-    token = _BUDGET.set(budget)
-    try:
-        yield budget
-    finally:
-        _BUDGET.reset(token)
+    them once ``timeout_s`` (from now) has passed; an executor's timeout covers only the database.
+    (A class, not a generator context manager: it is entered around every query.)"""
+
+    __slots__ = ("max_bytes", "timeout_s", "_token")
+
+    def __init__(self, *, max_bytes: int | None, timeout_s: float | None) -> None:
+        self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
+
+    def __enter__(self) -> ResultBudget:
+        deadline = None if self.timeout_s is None else time.perf_counter() + self.timeout_s
+        budget = ResultBudget(self.max_bytes, self.timeout_s, deadline)
+        self._token = _BUDGET.set(budget)
+        return budget
+
+    def __exit__(self, *exc: object) -> None:
+        _BUDGET.reset(self._token)
 
 
 DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024  # without a result budget (CLI, authoring): what a driver may hand over

@@ -148,8 +148,8 @@ class IsolatedExecutor:
         try:
             worker.channel.send(request)
             try:
-                async with asyncio.timeout(timeout_s + GRACE_S):  # no task per query, unlike wait_for
-                    reply = await worker.channel.recv_json_async(reply_limit(max_bytes))
+                deadline = asyncio.get_running_loop().time() + timeout_s + GRACE_S
+                reply = await worker.channel.recv_json_async(reply_limit(max_bytes), deadline)
             except TimeoutError:  # the engine did not stop it: the worker goes
                 raise QueryTimeout(timeout_message(timeout_s)) from None
             except (EOFError, OSError):

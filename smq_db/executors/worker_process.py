@@ -78,8 +78,9 @@ class Channel:
     def recv_json(self, limit: int) -> Any:
         return json.loads(self.recv(limit))
 
-    async def recv_json_async(self, limit: int) -> Any:
-        """`recv_json` awaiting the socket on the running event loop: no thread waits for the worker."""
+    async def recv_json_async(self, limit: int, deadline: float) -> Any:
+        """`recv_json` awaiting the socket on the running event loop (no thread waits for the worker); TimeoutError
+        once the loop's clock passes `deadline` (`loop.time()`) with the frame not read."""
         import asyncio
 
         loop = asyncio.get_running_loop()
@@ -92,10 +93,16 @@ class Channel:
                 if not waiter.done():
                     waiter.set_result(None)
 
+            def expired() -> None:
+                if not waiter.done():
+                    waiter.set_exception(TimeoutError())
+
             loop.add_reader(fd, ready)
+            timer = loop.call_at(deadline, expired)  # one timer handle: cheaper than asyncio.timeout's bookkeeping
             try:
                 await waiter
             finally:
+                timer.cancel()
                 loop.remove_reader(fd)
 
         await readable()
