@@ -167,11 +167,14 @@ async def get_database(db: Annotated[str, Path(description="database name, as in
                        principal: PrincipalDep, state: StateDep) -> Database:
     """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases."""
     registry = state.registry
-    visible = [e.name for e in registry.entries() if may_use(principal, e)]
+
+    def visible() -> list[str]:  # only a refusal names them (as suggestions): not worked out for every request
+        return [e.name for e in registry.entries() if may_use(principal, e)]
+
     if not principal.grants(db):
         raise Forbidden(f"API key '{principal.name}' may not use database '{db}'", code="database_forbidden",
-                        suggestions=nearest(db, visible))
-    entry = registry.entry(db, visible)
+                        suggestions=nearest(db, visible()))
+    entry = registry.find(db) or registry.entry(db, visible())
     layer = registry.layer(entry)
     role_obj = None
     if principal.role is not None:

@@ -114,6 +114,11 @@ class Registry:
         with self._lock:
             return sorted(self._entries.values(), key=lambda e: e.name)
 
+    def find(self, name: str) -> Entry | None:
+        """The entry of a database, or None."""
+        with self._lock:
+            return self._entries.get(name)
+
     def entry(self, name: str, visible: Iterable[str] | None = None) -> Entry:
         """The entry of a database; unknown ones raise unknown_database with suggestions among `visible`."""
         with self._lock:

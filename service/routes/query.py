@@ -20,6 +20,7 @@ from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from engine.errors import EngineError, Location
+from engine.smq.query import parse_smq
 from smq_db.compiled import compiled_page, compiled_sql
 from ..columns import raw_columns, smq_columns
 from ..deps import Database, DatabaseDep, ServiceState, StateDep, executor_for_async
@@ -82,19 +83,20 @@ async def run_query(body: QueryRequest, database: Database, state: ServiceState,
     max_rows = settings.max_rows
     timeout_s = settings.query_timeout_s
     executor = await executor_for_async(state, database)
+    smq = parse_smq(body.smq)  # once: compiling and typing the fields take the parsed SMQ
     if body.limit is None and not body.offset:
-        sql = compiled_sql(layer, body.smq, database.role)  # checked read-only on its tree: the executor does not parse it
+        sql = compiled_sql(layer, smq, database.role)  # checked read-only on its tree: the executor does not parse it
         run, shown, size = sql, sql, max_rows
     else:
         limit = max_rows if body.limit is None else min(body.limit, max_rows)
-        page = compiled_page(layer, body.smq, database.role, limit, body.offset)
+        page = compiled_page(layer, smq, database.role, limit, body.offset)
         run, shown, size = page.run, page.shown, page.size
     result = await cached_rows_async(
         request, database, run, size,
         lambda: executor.execute_async(run, max_rows=size, timeout_s=timeout_s, in_thread=run_in_threadpool),
         run_in_threadpool)
     payload = rows_payload(request, shown, result, limit=size, offset=body.offset)
-    payload["fields"] = _fields(database, body.smq, result.columns, result.column_types)
+    payload["fields"] = _fields(database, smq, result.columns, result.column_types)
     payload["total"] = None
     if total or body.total:
         if not result.truncated and (result.row_count or not body.offset):  # the last page: no need to count
