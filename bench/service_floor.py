@@ -38,27 +38,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from cpu import process_cpu_ns, process_tree_cpu_ns  # noqa: E402
 from http_load import BlockingConnection, build_post, server_timing  # noqa: E402
 from load_service import KEY, SMQS, prepare, start  # noqa: E402
 
 CASES: dict[str, dict[str, Any]] = {"one model": SMQS[0], "by month": SMQS[2]}
-
-
-def process_tree_cpu_ns(pid: int) -> int:
-    """CPU of a process and its children (the service and its DuckDB workers), every thread, nanoseconds."""
-    total = 0
-    children: list[int] = []
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except FileNotFoundError:
-        return 0
-    for task in tasks:
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-            children += [int(c) for c in (task / "children").read_text().split()]
-        except (FileNotFoundError, ProcessLookupError):  # a thread that just ended
-            pass
-    return total + sum(process_tree_cpu_ns(child) for child in children)
 
 
 def new_smq(smq: dict[str, Any], i: int) -> dict[str, Any]:
@@ -107,12 +91,12 @@ class Bench:
 
     def driver(self, sqls: list[str]) -> tuple[list[float], float, list[dict[str, float]]]:
         walls = []
-        before = process_tree_cpu_ns(os.getpid())
+        before = process_cpu_ns(os.getpid())  # this process only: the servers are its children
         for sql in sqls:
             started = time.perf_counter()
             self.cursor.execute(sql).fetchall()
             walls.append((time.perf_counter() - started) * 1000)
-        return walls, (process_tree_cpu_ns(os.getpid()) - before) / len(sqls) / 1e6, []
+        return walls, (process_cpu_ns(os.getpid()) - before) / len(sqls) / 1e6, []
 
     def record(self, case: str, name: str, measured: tuple[list[float], float, list[dict[str, float]]]) -> None:
         walls, cpu, timings = measured
