@@ -6,8 +6,8 @@ Wall-clock throughput on a shared 2-core machine varies between runs as much as 
 looked for (docs/performance.md). CPU time is steadier: this starts `smq serve` twice on copies of the
 demo, one from this checkout and one from `git archive <base>` (same virtualenv: the old tree shadows the
 editable install by being the working directory), and sends each the same requests one at a time, the two
-servers alternating round by round (the result cache off: `--cache` leaves it on). Per request it reads the server process's CPU time (every thread,
-DuckDB's included, from /proc/<pid>/task/*/schedstat, nanoseconds) and, in this process, the driver's
+servers alternating round by round (the result cache off: `--cache` leaves it on). Per request it reads the CPU time of
+the server process and its children (every thread, DuckDB's worker processes included, bench/cpu.py) and, in this process, the driver's
 own CPU for the same SQL (DuckDB cursor, fetchall). Reported per scenario: the median over rounds of
 CPU µs per request for old and new, their ratio, and the service's overhead over the driver
 (server CPU / driver CPU - 1) for each build.
@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from cpu import process_cpu_ns, process_tree_cpu_ns  # noqa: E402
 from http_load import Connection, build_post  # noqa: E402
 from load_service import KEY, SMQS, prepare  # noqa: E402
 
@@ -45,17 +46,6 @@ SCENARIOS: list[tuple[str, str, list[dict[str, Any]]]] = [
     ("query, by month", "query", [{"smq": SMQS[2]}]),
     ("query, mix of six", "query", [{"smq": smq} for smq in SMQS]),
 ]
-
-
-def process_cpu_ns(pid: int) -> int:
-    """CPU time of every thread of a process so far (schedstat's first field), in nanoseconds."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (FileNotFoundError, ProcessLookupError):  # a thread that just ended
-            pass
-    return total
 
 
 def export(base: str, target: Path) -> Path:
@@ -92,12 +82,12 @@ async def server_cpu_per_request(pid: int, port: int, endpoint: str, bodies: lis
     try:
         for i in range(20):
             await connection.send(requests[i % len(requests)])
-        before = process_cpu_ns(pid)
+        before = process_tree_cpu_ns(pid)
         for i in range(n):
             reply = await connection.send(requests[i % len(requests)])
             if reply.status != 200:
                 raise SystemExit(f"{endpoint} answered {reply.status}: {reply.body[:300]!r}")
-        return (process_cpu_ns(pid) - before) / n / 1000
+        return (process_tree_cpu_ns(pid) - before) / n / 1000
     finally:
         await connection.close()
 

@@ -1,11 +1,14 @@
-"""CLI start-up: the wall time of `smq --help`, `smq --version`, `smq compile --help` and a real `smq compile`.
+"""CLI start-up against its floors, in one run: `smq compile` next to `import sqlglot`, `smq query` next to Python
+and the DuckDB driver running the same SQL, and the help commands next to the bare interpreter.
 
-    python bench/cli_startup.py [--runs 7]
+    PYTHONPATH=. python bench/cli_startup.py [--rounds 9] [--base COMMIT]
 
-Each command runs in a fresh interpreter `--runs` times (median wall and CPU time reported), next to `python -c pass`, so a
-figure can be read against the interpreter's own start on a busy machine. Run it once on the old code and
-once on the new to compare (docs/performance.md, "CLI start-up"); bytecode is written as usual, so the
-first run of a changed file (compiling it) is excluded by a warm-up run of each command.
+Every command runs in a fresh interpreter once per round, the commands interleaved round after round, so a busy
+machine slows all of them alike. Reported per command: the median CPU time (user + system of the child, the
+figure to read: it does not count waiting for a core), the median wall time, and the median over rounds of
+its CPU time divided by its floor's in the same round. Bytecode is written as usual; a warm-up round (not
+counted) compiles what changed. The demo database is built first if needed. The load average is printed.
+With `--base`, the same smq commands from that commit (`git archive`, run from its own tree) join every round.
 """
 
 from __future__ import annotations
@@ -16,43 +19,91 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
 SMQ = [sys.executable, "-m", "smq_cli.main"]
-COMMANDS = {
-    "python -c pass": [sys.executable, "-c", "pass"],
-    "smq --help": [*SMQ, "--help"],
-    "smq --version": [*SMQ, "--version"],
-    "smq compile --help": [*SMQ, "compile", "--help"],
-    "smq compile (one model)": [*SMQ, "compile", "--db", "shop", '{"metrics": ["OrdersModel__orderCount"]}'],
-    "smq compile (a join)": [*SMQ, "compile", "--db", "shop",
-                             '{"metrics": ["OrdersModel__orderCount"], "group_by": ["CustomersModel__segment"]}'],
-}
+ONE_MODEL = '{"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"]}'
+A_JOIN = '{"metrics": ["OrdersModel__orderCount"], "group_by": ["CustomersModel__segment"]}'
+DEMO = ROOT / "semantic_models" / "shop" / "data" / "shop.duckdb"
 
 
-def median_seconds(command: list[str], runs: int) -> tuple[float, float]:
-    """Median wall time and median CPU time (user + system, less sensitive to a busy machine)."""
+def driver_alone(sql: str) -> list[str]:
+    """Python and the DuckDB driver running `sql` on the demo file and printing the rows: `smq query`'s floor."""
+    code = f"import duckdb; print(duckdb.connect({str(DEMO)!r}, read_only=True).execute({sql!r}).fetchall())"
+    return [sys.executable, "-c", code]
+
+
+def commands() -> dict[str, tuple[list[str], str | None]]:
+    """label -> (command, the label of its floor)."""
+    from engine import load_layers
+
+    sql = load_layers(ROOT / "semantic_models")["shop"].compile(ONE_MODEL)
+    return {
+        "python -c pass": ([sys.executable, "-c", "pass"], None),
+        "python -c 'import sqlglot'": ([sys.executable, "-c", "import sqlglot"], None),
+        "python + duckdb, the same SQL": (driver_alone(sql), None),
+        "smq --help": ([*SMQ, "--help"], "python -c pass"),
+        "smq --version": ([*SMQ, "--version"], "python -c pass"),
+        "smq compile --help": ([*SMQ, "compile", "--help"], "python -c pass"),
+        "smq compile (one model)": ([*SMQ, "compile", "--db", "shop", ONE_MODEL], "python -c 'import sqlglot'"),
+        "smq compile (a join)": ([*SMQ, "compile", "--db", "shop", A_JOIN], "python -c 'import sqlglot'"),
+        "smq query (one model)": ([*SMQ, "query", "--db", "shop", ONE_MODEL], "python + duckdb, the same SQL"),
+    }
+
+
+def run_once(command: list[str], tree: Path = ROOT) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system) of one run in a fresh interpreter, from `tree`."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # as a user's shell runs it
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)  # warm-up
-    walls, cpus = [], []
-    for _ in range(runs):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
-        walls.append(time.perf_counter() - started)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(walls), statistics.median(cpus)
+    env["PYTHONPATH"] = str(tree)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env, cwd=tree)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--base", help="also run the smq commands of this commit (e.g. main before a change)")
     args = parser.parse_args()
-    print(f"{'':<26} {'wall':>7}  {'cpu':>7}")
-    for label, command in COMMANDS.items():
-        wall, cpu = median_seconds(command, args.runs)
-        print(f"{label:<26} {wall:6.3f} s {cpu:6.3f} s", flush=True)
+    from smq_db.demo.build import ensure_demo
+
+    ensure_demo(ROOT / "semantic_models" / "shop")
+    table = commands()
+    trees = {label: ROOT for label in table}
+    with tempfile.TemporaryDirectory(prefix="smq-startup-") as tmp:
+        if args.base:
+            base = Path(tmp) / "base"
+            base.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.base], capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(base)], input=archive, check=True)
+            for label, (command, floor) in list(table.items()):
+                if label.startswith("smq"):
+                    table[f"{args.base}: {label}"] = (command, floor)
+                    trees[f"{args.base}: {label}"] = base
+        walls: dict[str, list[float]] = {label: [] for label in table}
+        cpus: dict[str, list[float]] = {label: [] for label in table}
+        load_before = os.getloadavg()[0]
+        for round_ in range(args.rounds + 1):
+            for label, (command, _) in table.items():
+                wall, cpu = run_once(command, trees[label])
+                if round_:  # round 0 warms up (and builds the base tree's demo database)
+                    walls[label].append(wall)
+                    cpus[label].append(cpu)
+    print(f"{args.rounds} rounds, interleaved; load average {load_before:.2f} before, {os.getloadavg()[0]:.2f} after "
+          f"(1 min), {os.cpu_count()} cores")
+    print(f"{'command':<42} {'CPU s':>7} {'wall s':>7}  {'CPU / floor (median of rounds)':<40}")
+    for label, (_, floor) in table.items():
+        ratio = ""
+        if floor is not None:
+            ratios = [c / f for c, f in zip(cpus[label], cpus[floor]) if f > 0]
+            ratio = f"{statistics.median(ratios):.2f}x {floor}"
+        print(f"{label:<42} {statistics.median(cpus[label]):7.3f} {statistics.median(walls[label]):7.3f}  {ratio}")
 
 
 if __name__ == "__main__":

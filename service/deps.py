@@ -21,7 +21,8 @@ from engine import Layer
 from engine.errors import nearest
 from engine.layer.model import Role
 from smq_db.executors import WithholdingExecutor
-from smq_db.executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, result_budget
+from smq_db.executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, InThread, QueryResult, execute_async, result_budget
+from starlette.concurrency import run_in_threadpool
 
 from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError
@@ -166,11 +167,14 @@ async def get_database(db: Annotated[str, Path(description="database name, as in
                        principal: PrincipalDep, state: StateDep) -> Database:
     """The database `{db}` as this caller may use it: 403 before 404, so keys learn nothing of other databases."""
     registry = state.registry
-    visible = [e.name for e in registry.entries() if may_use(principal, e)]
+
+    def visible() -> list[str]:  # only a refusal names them (as suggestions): not worked out for every request
+        return [e.name for e in registry.entries() if may_use(principal, e)]
+
     if not principal.grants(db):
         raise Forbidden(f"API key '{principal.name}' may not use database '{db}'", code="database_forbidden",
-                        suggestions=nearest(db, visible))
-    entry = registry.entry(db, visible)
+                        suggestions=nearest(db, visible()))
+    entry = registry.find(db) or registry.entry(db, visible())
     layer = registry.layer(entry)
     role_obj = None
     if principal.role is not None:
@@ -199,6 +203,13 @@ class CappedExecutor:
         with result_budget(max_bytes=self.max_result_bytes, timeout_s=timeout_s):
             return self.executor.execute(sql, max_rows=max_rows, timeout_s=timeout_s)
 
+    async def execute_async(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S,
+                            in_thread: InThread = run_in_threadpool) -> QueryResult:
+        """`execute` from the event loop: a worker process's reply is awaited there, any other backend runs in a
+        thread of the pool (smq_db.executors.base.execute_async); the budget holds either way."""
+        with result_budget(max_bytes=self.max_result_bytes, timeout_s=timeout_s):
+            return await execute_async(self.executor, sql, max_rows=max_rows, timeout_s=timeout_s, in_thread=in_thread)
+
 
 def executor_for(state: ServiceState, database: Database) -> Executor:
     """The executor of a database as this caller uses it (503 problems come from BackendUnavailable / ConfigError).
@@ -206,7 +217,19 @@ def executor_for(state: ServiceState, database: Database) -> Executor:
     Every result is capped in bytes (CappedExecutor). For a key with an access role, database errors come back
     without the database's text (it may quote rows or columns the role may not see; smq_db.executors.withholding).
     """
-    executor: Any = state.registry.executor(database.layer)
+    return _as_caller(state, database, state.registry.executor(database.layer))
+
+
+async def executor_for_async(state: ServiceState, database: Database) -> CappedExecutor:
+    """`executor_for` from the event loop: an executor not open yet is opened in a thread (starting a worker
+    process, building the demo file, connecting: nothing the loop may wait on)."""
+    executor = state.registry.open_executor(database.layer)
+    if executor is None:
+        executor = await run_in_threadpool(state.registry.executor, database.layer)
+    return _as_caller(state, database, executor)
+
+
+def _as_caller(state: ServiceState, database: Database, executor: Any) -> CappedExecutor:
     if database.role is not None:
         executor = WithholdingExecutor(executor, database.role)
     return CappedExecutor(executor, state.settings.max_result_bytes)

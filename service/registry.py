@@ -14,6 +14,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +114,11 @@ class Registry:
         with self._lock:
             return sorted(self._entries.values(), key=lambda e: e.name)
 
+    def find(self, name: str) -> Entry | None:
+        """The entry of a database, or None."""
+        with self._lock:
+            return self._entries.get(name)
+
     def entry(self, name: str, visible: Iterable[str] | None = None) -> Entry:
         """The entry of a database; unknown ones raise unknown_database with suggestions among `visible`."""
         with self._lock:
@@ -153,7 +159,7 @@ class Registry:
         the registry's, so requests for other databases and listings never wait on it.
         """
         connection = dict(layer.semantic.connection)
-        fingerprint = json.dumps([connection, str(layer.semantic.directory), layer.dialect], sort_keys=True, default=str)
+        fingerprint = _fingerprint(layer)
         slot = self._usable_slot(layer.name, fingerprint)
         if slot is not None:
             return slot.executor
@@ -176,6 +182,12 @@ class Registry:
                         self._retire(layer.name)
                     self._slots[layer.name] = slot
             return slot.executor
+
+    def open_executor(self, layer: Layer) -> Executor | None:
+        """The layer's executor if it is open already (nothing is created, nothing waited for; a recent failure
+        is raised): what an event loop may ask without blocking. None: call `executor` (in a thread)."""
+        slot = self._usable_slot(layer.name, _fingerprint(layer))
+        return slot.executor if slot is not None else None
 
     def _usable_slot(self, name: str, fingerprint: str) -> _Slot | None:
         """The current slot if it holds an executor for these settings; re-raises a recent failure."""
@@ -297,3 +309,17 @@ class FileWatcher:
                     self._on_change()
             except Exception:  # noqa: BLE001 - the watcher must survive anything a reload throws
                 log.exception("reloading after a file change failed")
+
+
+_FINGERPRINTS: weakref.WeakKeyDictionary[Layer, str] = weakref.WeakKeyDictionary()
+
+
+def _fingerprint(layer: Layer) -> str:
+    """What an executor is made from (connection settings, folder, dialect), as text; remembered per layer object
+    (a layer is immutable; a reload makes a new one), so a request does not serialise the settings again."""
+    text = _FINGERPRINTS.get(layer)
+    if text is None:
+        text = json.dumps([dict(layer.semantic.connection), str(layer.semantic.directory), layer.dialect], sort_keys=True,
+                          default=str)
+        _FINGERPRINTS[layer] = text
+    return text

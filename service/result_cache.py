@@ -22,12 +22,13 @@ counters (hits, misses, entries, errors) to /v1/metrics.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import pydantic_core
@@ -35,7 +36,7 @@ from fastapi import FastAPI, Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine.lru import LruCache
-from smq_db.executors.base import QueryResult
+from smq_db.executors.base import InThread, QueryResult
 
 from .redis_state import Breaker, redis_client, redis_errors
 from .timing import record_timing_entry
@@ -171,14 +172,57 @@ class ResultCache:
         else:
             self._count(hit=False)
             record_timing_entry(request.scope, f"cache;desc=miss;dur={lookup_ms:.3f}")
-            result = run()
-            payload = pydantic_core.to_json(result.to_dict())  # asdict would deep-copy every row first: 30x slower
-            entry = CachedRows(result, hashlib.sha256(payload).hexdigest()[:32], time.time())
-            if key is not None and len(payload) <= self.max_entry_bytes:
-                self._put(key, entry, ttl)
+            entry = self._store(key, run(), ttl)
         age = max(0, int(time.time() - entry.stored_at))
         request.scope[CACHE_SCOPE_KEY] = {"etag": entry.etag, "max_age": int(ttl), "age": age}
         return entry.result
+
+    async def rows_async(self, request: Request, database: Database, sql: str, max_rows: int,
+                         run: Callable[[], Awaitable[QueryResult]], in_thread: InThread) -> QueryResult:
+        """`rows` from the event loop: what may wait on the network (Redis, a due refresh-key query) or take
+        long (hashing a large result) runs in `in_thread`; an in-process hit costs no thread."""
+        ttl = self.ttl_for(database)
+        if ttl <= 0:
+            return await run()
+        started = time.perf_counter()
+        if self._refresh_due(database):
+            key = await in_thread(functools.partial(self.key, request, database, sql, max_rows))
+        else:
+            key = self.key(request, database, sql, max_rows)
+        fresh = _wants_fresh(request)
+        entry = None
+        if key is not None and not fresh:
+            entry = await in_thread(functools.partial(self._get, key)) if self.shared else self._get(key)
+        lookup_ms = (time.perf_counter() - started) * 1000
+        if entry is not None:
+            self._count(hit=True)
+            request.scope["smq.cache_hit"] = True  # Server-Timing: no `db` time on a hit
+            record_timing_entry(request.scope, f"cache;desc=hit;dur={lookup_ms:.3f}")
+        else:
+            self._count(hit=False)
+            record_timing_entry(request.scope, f"cache;desc=miss;dur={lookup_ms:.3f}")
+            result = await run()
+            store = functools.partial(self._store, key, result, ttl)
+            entry = await in_thread(store) if self.shared or large_result(result) else store()
+        age = max(0, int(time.time() - entry.stored_at))
+        request.scope[CACHE_SCOPE_KEY] = {"etag": entry.etag, "max_age": int(ttl), "age": age}
+        return entry.result
+
+    def _store(self, key: str | None, result: QueryResult, ttl: float) -> CachedRows:
+        """The entry of a fresh result (its digest is the ETag), kept for the next request when it is small enough."""
+        payload = pydantic_core.to_json(result.to_dict())  # asdict would deep-copy every row first: 30x slower
+        entry = CachedRows(result, hashlib.sha256(payload).hexdigest()[:32], time.time())
+        if key is not None and len(payload) <= self.max_entry_bytes:
+            self._put(key, entry, ttl)
+        return entry
+
+    def _refresh_due(self, database: Database) -> bool:
+        """Will `key` run the database's refresh-key query (the remembered value is missing or old)?"""
+        if database.layer.semantic.cache.refresh_key is None:
+            return False
+        with self._lock:
+            known = self._refresh.get((database.name, database.layer.semantic.version))
+        return known is None or self.clock() - known[0] >= self.refresh_check_s
 
     def key(self, request: Request, database: Database, sql: str, max_rows: int) -> str | None:
         """The entry's key, or None when the database's refresh key cannot be read (the result is not cached)."""
@@ -257,6 +301,20 @@ def cached_rows(request: Request, database: Database, sql: str, max_rows: int,
     """The routes' hook: `run()`'s rows through the app's result cache (there is always one; TTL 0 turns it off)."""
     cache: ResultCache = request.app.state.result_cache
     return cache.rows(request, database, sql, max_rows, run)
+
+
+async def cached_rows_async(request: Request, database: Database, sql: str, max_rows: int,
+                            run: Callable[[], Awaitable[QueryResult]], in_thread: InThread) -> QueryResult:
+    """`cached_rows` for a route on the event loop."""
+    cache: ResultCache = request.app.state.result_cache
+    return await cache.rows_async(request, database, sql, max_rows, run, in_thread)
+
+
+LARGE_VALUES = 20_000  # a result of more values than this is hashed (and answered) in a thread, off the event loop
+
+
+def large_result(result: QueryResult) -> bool:
+    return result.row_count * max(1, len(result.columns)) > LARGE_VALUES
 
 
 def representation_etag(scope: Scope, digest: str) -> str:

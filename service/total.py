@@ -13,6 +13,7 @@ from typing import Any
 from sqlglot import exp
 
 from engine import Layer
+from smq_db.compiled import generated_sql
 from smq_db.executors.base import Executor
 
 
@@ -31,6 +32,6 @@ def count_query(query: exp.Query) -> exp.Select:
 
 def total_rows(layer: Layer, smq: Any, role: str | None, executor: Executor, timeout_s: float) -> int:
     """The number of rows the SMQ's whole answer has, counted by the database."""
-    sql = count_query(layer.compile_expression(smq, layer.dialect, role)).sql(dialect=layer.dialect)
+    sql = generated_sql(count_query(layer.compile_expression(smq, layer.dialect, role)), layer.dialect)
     result = executor.execute(sql, max_rows=1, timeout_s=timeout_s)
     return int(result.rows[0][0]) if result.rows else 0

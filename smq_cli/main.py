@@ -99,12 +99,26 @@ def _join_dash_values(argv: Sequence[str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command. Without `argv` this is the `smq` process itself (the console script, `python -m`): a
+    command that computes one answer (compile, query, validate, elements) then leaves without the interpreter's
+    teardown, which frees every module's objects one by one (a tenth of a second of `smq compile`), and
+    `smq query` runs an embedded engine in this process under its memory bound (smq_db.open `one_shot`).
+    Tests and other callers pass `argv` and get neither."""
+    one_shot = argv is None
     tokens = _join_dash_values(sys.argv[1:] if argv is None else argv)
     parser = build_parser(_command(tokens))
     args = parser.parse_args(tokens)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return ExitCode.BAD_INPUT
+    args.one_shot = one_shot
+    code = _run(args)
+    if one_shot and args.command in CORE_COMMANDS:
+        _leave(code)
+    return code
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
@@ -117,6 +131,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ExitCode.BAD_INPUT
     except BrokenPipeError:  # `smq compile ... | head`
         return ExitCode.OK
+
+
+def _leave(code: int) -> None:
+    """Exit now: what was printed is flushed, nothing else is left to do (no thread, no open file of ours)."""
+    import os
+
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader went away (`| head`): what it wanted, it has
+        pass
+    os._exit(code)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from engine.layer.joins import JoinGraph
 from engine.layer.model import Role, SemanticLayer
 from engine.access.readpolicy import policy_for
 
-from .executors import check_read_only  # through the package: readonly and executors import each other
+from .readonly import check_read_only
 
 
 @dataclass(frozen=True)

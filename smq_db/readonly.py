@@ -13,14 +13,14 @@ policies) without parsing twice.
 
 from __future__ import annotations
 
-
+import functools
 import re
+from collections.abc import Callable
 from typing import cast
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
-from sqlglot.dialects.mysql import MySQL
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
@@ -92,9 +92,21 @@ def check_read_only(sql: str, dialect: str) -> exp.Expression:
     tree = statements[0]
     _check_top_level(tree, sql)
     _check_mysql_tokens(sql, dialect)
-    for node in tree.walk():
-        _check_node(node, dialect)
+    _check_nodes(tree, dialect)
     return cast(exp.Expression, tree)
+
+
+def check_generated(tree: exp.Expr, sql: str, dialect: str) -> None:
+    """The guard's checks on a tree this process built (the compiler's) and on ``sql``, the text generated from it.
+
+    Every check of `check_read_only` runs, without parsing: the top level and every node of the tree (what a
+    parse of ``sql`` gives back, the generation being faithful: docs/security.md, "Compiled SQL"), and on the
+    text what no tree shows (MySQL's executable comments and backslash-escaped quotes, a scan). Raises as
+    `check_read_only` does.
+    """
+    _check_top_level(tree, sql)
+    _check_mysql_tokens(sql, dialect)
+    _check_nodes(tree, dialect)
 
 
 def _check_top_level(tree: exp.Expr, sql: str) -> None:
@@ -110,35 +122,95 @@ def _check_top_level(tree: exp.Expr, sql: str) -> None:
     raise ReadOnlyViolation(f"{_keyword(query, sql)} statements are not allowed; {ONLY}")
 
 
-def _check_node(node: exp.Expr, dialect: str) -> None:
-    if isinstance(node, _STATEMENT_TYPES) and not isinstance(node, _NESTED_OK):
-        where = "inside a WITH clause (data-modifying CTE)" if node.find_ancestor(exp.CTE) else "inside a query"
-        raise ReadOnlyViolation(f"{_keyword(node, '')} {where} is not allowed; {ONLY}")
-    if isinstance(node, exp.Into):
-        raise ReadOnlyViolation(f"SELECT ... INTO is not allowed (it writes a table or file); {ONLY}")
-    if isinstance(node, exp.Lock):
-        kind = "FOR UPDATE" if node.args.get("update") else "FOR SHARE"
-        raise ReadOnlyViolation(f"locking clause {kind} is not allowed; {ONLY}")
-    if isinstance(node, exp.Func):
-        for name in _function_names(node):
-            reason = denied_function_reason(name)
-            if reason:
-                raise ReadOnlyViolation(f"function {name} is not allowed ({reason})")
-            if name in DENIED_WITH_ARGUMENTS and _has_arguments(node):
-                raise ReadOnlyViolation(f"function {name} with arguments is not allowed ({DENIED_WITH_ARGUMENTS[name]})")
-    if isinstance(node, exp.PropertyEQ) and isinstance(node.this, (exp.Parameter, exp.SessionParameter)):
-        raise ReadOnlyViolation(f"assigning a variable ({node.this.sql(dialect)} := ...) is not allowed ({SIDE_EFFECT}); {ONLY}")
-    if isinstance(node, exp.Column) and node.table and not node.this.args.get("quoted") and node.name.lower() == "nextval":
-        raise ReadOnlyViolation(f"sequence call {node.sql(dialect)} is not allowed ({SIDE_EFFECT})")
-    if isinstance(node, _DIRECTORY_STAGE):
-        raise ReadOnlyViolation(f"stage listing {node.sql(dialect)} is not allowed ({FILE})")
-    if isinstance(node, exp.Table):
-        reason = DENIED_TABLES.get(node.name.lower())
+# What to check of a node depends on its class only (and then on the node): the checks of each class are found
+# once, so a node of a class nothing applies to (a column, a literal, an alias: most of a tree) costs one lookup.
+NodeCheck = Callable[[exp.Expr, str], None]
+_NODE_CHECKS: dict[type, tuple[NodeCheck, ...]] = {}
+
+
+def _check_nodes(tree: exp.Expr, dialect: str) -> None:
+    known = _NODE_CHECKS
+    for node in tree.walk():
+        checks = known.get(type(node))
+        if checks is None:
+            checks = known[type(node)] = _checks_for(type(node))
+        for check in checks:
+            check(node, dialect)
+
+
+def _checks_for(cls: type) -> tuple[NodeCheck, ...]:
+    checks: list[NodeCheck] = []
+    if issubclass(cls, _STATEMENT_TYPES) and not issubclass(cls, _NESTED_OK):
+        checks.append(_refuse_statement)
+    if issubclass(cls, exp.Into):
+        checks.append(_refuse_into)
+    if issubclass(cls, exp.Lock):
+        checks.append(_refuse_lock)
+    if issubclass(cls, exp.Anonymous):
+        checks.append(_check_anonymous_call)
+    elif issubclass(cls, exp.Func):
+        names = [name.lower() for name in cls.sql_names()]
+        if any(denied_function_reason(name) or name in DENIED_WITH_ARGUMENTS for name in names):
+            checks.append(functools.partial(_check_call, names=names))
+    if issubclass(cls, exp.PropertyEQ):
+        checks.append(_check_assignment)
+    if issubclass(cls, exp.Column):
+        checks.append(_check_sequence_call)
+    if _DIRECTORY_STAGE and issubclass(cls, _DIRECTORY_STAGE):
+        checks.append(_refuse_stage)
+    if issubclass(cls, exp.Table):
+        checks.append(_check_table)
+    return tuple(checks)
+
+
+def _refuse_statement(node: exp.Expr, dialect: str) -> None:
+    where = "inside a WITH clause (data-modifying CTE)" if node.find_ancestor(exp.CTE) else "inside a query"
+    raise ReadOnlyViolation(f"{_keyword(node, '')} {where} is not allowed; {ONLY}")
+
+
+def _refuse_into(node: exp.Expr, dialect: str) -> None:
+    raise ReadOnlyViolation(f"SELECT ... INTO is not allowed (it writes a table or file); {ONLY}")
+
+
+def _refuse_lock(node: exp.Expr, dialect: str) -> None:
+    kind = "FOR UPDATE" if node.args.get("update") else "FOR SHARE"
+    raise ReadOnlyViolation(f"locking clause {kind} is not allowed; {ONLY}")
+
+
+def _check_anonymous_call(node: exp.Expr, dialect: str) -> None:
+    _check_call(node, dialect, names=_function_names(cast(exp.Func, node)))
+
+
+def _check_call(node: exp.Expr, dialect: str, *, names: list[str]) -> None:
+    for name in names:
+        reason = denied_function_reason(name)
         if reason:
-            raise ReadOnlyViolation(f"table {node.name.lower()} is not allowed ({reason})")
-        for part in (p.name for p in node.parts if isinstance(p, (exp.Identifier, exp.Var))):
-            if part and FILE_LIKE_TABLE.search(part):
-                raise ReadOnlyViolation(f"table name '{part}' looks like a file, URL or stage and is not allowed ({FILE})")
+            raise ReadOnlyViolation(f"function {name} is not allowed ({reason})")
+        if name in DENIED_WITH_ARGUMENTS and _has_arguments(cast(exp.Func, node)):
+            raise ReadOnlyViolation(f"function {name} with arguments is not allowed ({DENIED_WITH_ARGUMENTS[name]})")
+
+
+def _check_assignment(node: exp.Expr, dialect: str) -> None:
+    if isinstance(node.this, (exp.Parameter, exp.SessionParameter)):
+        raise ReadOnlyViolation(f"assigning a variable ({node.this.sql(dialect)} := ...) is not allowed ({SIDE_EFFECT}); {ONLY}")
+
+
+def _check_sequence_call(node: exp.Expr, dialect: str) -> None:
+    if cast(exp.Column, node).table and not node.this.args.get("quoted") and node.name.lower() == "nextval":
+        raise ReadOnlyViolation(f"sequence call {node.sql(dialect)} is not allowed ({SIDE_EFFECT})")
+
+
+def _refuse_stage(node: exp.Expr, dialect: str) -> None:
+    raise ReadOnlyViolation(f"stage listing {node.sql(dialect)} is not allowed ({FILE})")
+
+
+def _check_table(node: exp.Expr, dialect: str) -> None:
+    reason = DENIED_TABLES.get(node.name.lower())
+    if reason:
+        raise ReadOnlyViolation(f"table {node.name.lower()} is not allowed ({reason})")
+    for part in (p.name for p in cast(exp.Table, node).parts if isinstance(p, (exp.Identifier, exp.Var))):
+        if part and FILE_LIKE_TABLE.search(part):
+            raise ReadOnlyViolation(f"table name '{part}' looks like a file, URL or stage and is not allowed ({FILE})")
 
 
 def _function_names(node: exp.Func) -> list[str]:
@@ -176,6 +248,8 @@ def _check_mysql_tokens(sql: str, dialect: str) -> None:
     string. Comments are the text between tokens, so '/*!' inside a string literal is fine."""
     if "/*" not in sql and "\\" not in sql:
         return
+    from sqlglot.dialects.mysql import MySQL  # here: importing a dialect costs 20 ms, and only MySQL's text needs this
+
     engine = Dialect.get_or_raise(dialect)
     if not isinstance(engine, MySQL):
         return
@@ -238,17 +312,28 @@ def _unparseable(sql: str, dialect: str, error: Exception) -> ReadOnlyViolation 
     )
 
 
-_VERIFIED: LruCache[tuple[str, str], bool] = LruCache(2048)
+_VERIFIED: LruCache[tuple[str, str], bool] = LruCache(4096)
 
 
 def ensure_read_only(sql: str, dialect: str) -> None:
     """check_read_only for executors: a text that passed once passes again without a parse.
 
     BI front ends send the same compiled SQL over and over; parsing it each time is a large share
-    of a small query's cost. Only passing verdicts are remembered, keyed by the exact text.
+    of a small query's cost. Only passing verdicts are remembered, keyed by the exact text; texts the
+    compiler generated are remembered before they are first sent (`vouch`), so they are never parsed.
     """
     key = (sql, dialect)
     if _VERIFIED.get(key):
         return
     check_read_only(sql, dialect)
     _VERIFIED.put(key, True)
+
+
+def vouch(tree: exp.Expr, sql: str, dialect: str) -> None:
+    """`check_generated`, then ``sql`` is remembered as verified: an executor of this process runs it unparsed.
+
+    For texts generated here from a tree built here (smq_db.compiled); a client's text is never vouched for:
+    it is parsed (`check_read_only`), and what runs is the text generated from the checked tree.
+    """
+    check_generated(tree, sql, dialect)
+    _VERIFIED.put((sql, dialect), True)

@@ -14,7 +14,7 @@ from engine.errors import EngineError
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..settings import PREVIEW_ROWS
 from ..timing import record_db_time
-from engine.paging import paged_sql
+from smq_db.compiled import compiled_page
 from .query import check_limit
 from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
 
@@ -29,7 +29,7 @@ def compile_smq(body: CompileRequest, database: DatabaseDep, state: StateDep, re
     sql = layer.compile(body.smq, dialect=dialect, role=database.role, shown=True)  # its filters' values named
     if not body.preview:
         return CompileResponse(sql=sql, dialect=dialect)
-    page = paged_sql(layer, body.smq, database.role, PREVIEW_ROWS, probe=False)
+    page = compiled_page(layer, body.smq, database.role, PREVIEW_ROWS, probe=False)
     try:
         result = executor_for(state, database).execute(page.run, max_rows=PREVIEW_ROWS,
                                                        timeout_s=state.settings.query_timeout_s)

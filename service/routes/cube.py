@@ -1,7 +1,7 @@
 """Cube's REST API (`/cubejs-api/v1/load`, `/meta`, `/sql`) answered from the semantic layer.
 
 Many BI front ends already speak Cube. A Cube query is translated to an SMQ (cube_query.py), then
-compiled and run exactly as `/v1/databases/{db}/query` does it: the caller's role, `paged_sql`,
+compiled and run exactly as `/v1/databases/{db}/query` does it: the caller's role, `compiled_page`,
 `executor_for`, the SMQ_MAX_ROWS cap. Keys come as Cube sends them, `Authorization: <key>` or
 `Authorization: Bearer <key>`; the database is the `X-SMQ-Database` header, else the key's only
 database. Errors are Cube's `{"error": "..."}` (plus our `code` and `errors[]`) with the HTTP status
@@ -23,7 +23,7 @@ from starlette.concurrency import run_in_threadpool
 
 from engine import Layer
 from engine.errors import EngineError, Location, QueryError
-from engine.paging import paged_sql
+from smq_db.compiled import compiled_page
 
 from ..deps import CubePrincipalDep, Database, ServiceState, StateDep, executor_for, get_database, may_use
 from ..errors import Forbidden
@@ -159,7 +159,7 @@ def _normalized(query: dict[str, Any], tr: Translated, limit: int) -> dict[str, 
 def _page(database: Database, state: ServiceState, tr: Translated) -> tuple[Any, int]:
     """The SQL page to run, as /query pages it: Cube's default limit, capped by SMQ_MAX_ROWS."""
     limit = min(tr.limit if tr.limit is not None else DEFAULT_LIMIT, state.settings.max_rows)
-    return paged_sql(database.layer, tr.smq, database.role, limit, tr.offset), limit
+    return compiled_page(database.layer, tr.smq, database.role, limit, tr.offset), limit
 
 
 @router.api_route("/load", methods=["GET", "POST"], summary="Cube /v1/load: run a Cube query")

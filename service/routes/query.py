@@ -12,23 +12,28 @@ Arrow or NDJSON (service.result_formats), and `total=true` adds the whole answer
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
+from starlette.concurrency import run_in_threadpool
 
 from engine.errors import EngineError, Location
-from engine.paging import paged_sql
+from engine.smq.query import parse_smq
+from smq_db.compiled import compiled_page, compiled_sql
 from ..columns import raw_columns, smq_columns
-from ..deps import Database, DatabaseDep, ServiceState, StateDep, executor_for
+from ..deps import Database, DatabaseDep, ServiceState, StateDep, executor_for_async
 from ..errors import ServiceError
-from ..result_cache import cached_rows
+from ..lean_route import LeanRoute
+from ..result_cache import cached_rows_async, large_result
 from ..result_formats import OPENAPI_CONTENT, negotiate, respond
 from ..total import total_rows
 from .rows import rows_payload
 from .schemas import QueryRequest, QueryResponse, problem_responses
 
-router = APIRouter(prefix="/v1/databases", tags=["smq"],
+# the BI call's route answers without FastAPI's generic dependency walk (service/lean_route.py): same answers
+router = APIRouter(prefix="/v1/databases", tags=["smq"], route_class=LeanRoute,
                    responses=problem_responses(400, 401, 403, 404, 422, 503, 504))
 
 FormatParam = Annotated[Literal["json", "csv", "arrow", "ndjson"] | None, Query(
@@ -60,9 +65,14 @@ def _fields(database: Database, smq: Any, columns: list[str], db_types: list[str
         return raw_columns(columns, db_types, layer.dialect)
 
 
-def run_query(body: QueryRequest, database: Database, state: ServiceState, request: Request,
-              fmt: str | None, total: bool, csv_safe: bool = True) -> Response:
-    """The rows of one SMQ page in the format asked for."""
+async def run_query(body: QueryRequest, database: Database, state: ServiceState, request: Request,
+                    fmt: str | None, total: bool, csv_safe: bool = True) -> Response:
+    """The rows of one SMQ page in the format asked for.
+
+    On the event loop: compiling, the result cache's lookup and the answer's JSON are memory work, and a DuckDB
+    or SQLite worker's reply is awaited on the loop (smq_db.executors.worker); a blocking backend, the cache on
+    Redis and a large answer go to the thread pool. No request waits for a thread it does not need.
+    """
     layer = database.layer
     settings = state.settings
     check_limit(body.limit, settings.max_limit, "limit")
@@ -71,39 +81,44 @@ def run_query(body: QueryRequest, database: Database, state: ServiceState, reque
         check_limit(body.smq.get("limit"), settings.max_limit, "smq.limit")
     form = negotiate(fmt, request.headers.get("accept"))
     max_rows = settings.max_rows
-    executor = executor_for(state, database)
+    timeout_s = settings.query_timeout_s
+    executor = await executor_for_async(state, database)
+    smq = parse_smq(body.smq)  # once: compiling and typing the fields take the parsed SMQ
     if body.limit is None and not body.offset:
-        sql = layer.compile(body.smq, dialect=layer.dialect, role=database.role)
-        result = cached_rows(request, database, sql, max_rows,
-                             lambda: executor.execute(sql, max_rows=max_rows, timeout_s=settings.query_timeout_s))
-        shown = layer.compile(body.smq, dialect=layer.dialect, role=database.role, shown=True) if layer.shows_filters(database.role) else sql
-        payload = rows_payload(request, shown, result, limit=max_rows, offset=0)  # a role's filters' values named
+        sql = compiled_sql(layer, smq, database.role)  # checked read-only on its tree: the executor does not parse it
+        shown = layer.compile(smq, dialect=layer.dialect, role=database.role, shown=True) if layer.shows_filters(database.role) else sql
+        run, size = sql, max_rows  # a role sees its filters' values named, not spelled out
     else:
         limit = max_rows if body.limit is None else min(body.limit, max_rows)
-        page = paged_sql(layer, body.smq, database.role, limit, body.offset)
-        result = cached_rows(request, database, page.run, page.size,
-                             lambda: executor.execute(page.run, max_rows=page.size, timeout_s=settings.query_timeout_s))
-        payload = rows_payload(request, page.shown, result, limit=page.size, offset=body.offset)
-    payload["fields"] = _fields(database, body.smq, result.columns, result.column_types)
+        page = compiled_page(layer, smq, database.role, limit, body.offset)
+        run, shown, size = page.run, page.shown, page.size
+    result = await cached_rows_async(
+        request, database, run, size,
+        lambda: executor.execute_async(run, max_rows=size, timeout_s=timeout_s, in_thread=run_in_threadpool),
+        run_in_threadpool)
+    payload = rows_payload(request, shown, result, limit=size, offset=body.offset)
+    payload["fields"] = _fields(database, smq, result.columns, result.column_types)
     payload["total"] = None
     if total or body.total:
         if not result.truncated and (result.row_count or not body.offset):  # the last page: no need to count
             payload["total"] = body.offset + result.row_count
         else:
-            payload["total"] = total_rows(layer, body.smq, database.role, executor, settings.query_timeout_s)
-    return respond(payload, form, name=database.name, csv_safe=csv_safe)
+            payload["total"] = await run_in_threadpool(total_rows, layer, body.smq, database.role, executor, timeout_s)
+    if form == "json" and not large_result(result):
+        return respond(payload, form, name=database.name, csv_safe=csv_safe)
+    return await run_in_threadpool(functools.partial(respond, payload, form, name=database.name, csv_safe=csv_safe))
 
 
 @router.post("/{db}/query", response_model=QueryResponse, responses=OPENAPI_CONTENT,
              summary="Compile an SMQ and return its rows")
-def query(body: QueryRequest, database: DatabaseDep, state: StateDep, request: Request,
-          format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True) -> Response:
-    return run_query(body, database, state, request, format, total, csv_safe)
+async def query(body: QueryRequest, database: DatabaseDep, state: StateDep, request: Request,
+                format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True) -> Response:
+    return await run_query(body, database, state, request, format, total, csv_safe)
 
 
 @router.get("/{db}/query", response_model=QueryResponse, responses=OPENAPI_CONTENT,
             summary="The same query, the SMQ as JSON in the query string")
-def query_get(database: DatabaseDep, state: StateDep, request: Request,
+async def query_get(database: DatabaseDep, state: StateDep, request: Request,
               q: Annotated[str, Query(description="the SMQ as JSON, URL-encoded, e.g. "
                                                   "q=%7B%22metrics%22%3A%5B%22OrdersModel__orderCount%22%5D%7D")],
               limit: Annotated[int | None, Query(ge=0, description="page size (as in the POST body)")] = None,
@@ -116,4 +131,4 @@ def query_get(database: DatabaseDep, state: StateDep, request: Request,
     if not isinstance(smq, dict):
         raise ServiceError("q must be a JSON object (an SMQ)", code="invalid_request", location=Location(field="q"))
     body = QueryRequest.model_construct(smq=smq, limit=limit, offset=offset, total=False)
-    return run_query(body, database, state, request, format, total, csv_safe)
+    return await run_query(body, database, state, request, format, total, csv_safe)

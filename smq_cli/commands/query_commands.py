@@ -68,6 +68,7 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
+    from smq_db.compiled import compiled_sql
     from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
     from smq_db.open import open_for_layer
 
@@ -79,9 +80,11 @@ def cmd_query(args: argparse.Namespace) -> int:
     if args.dialect:
         raise QueryError("--dialect only applies with --explain: a query runs in its database's own dialect",
                          code="bad_arguments")
-    sql = layer.compile(smq, role=args.role)
+    sql = compiled_sql(layer, smq, args.role)  # checked read-only on its tree: the executor does not parse it
     try:
-        executor = open_for_layer(layer)
+        # a process of its own (the `smq` command): an embedded engine runs here, this process under its memory
+        # bound, rather than in a worker process started for one query
+        executor = open_for_layer(layer, one_shot=getattr(args, "one_shot", False))
     except (ConfigError, BackendUnavailable, OSError) as err:
         print(f"smq: {layer.name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
@@ -92,7 +95,13 @@ def cmd_query(args: argparse.Namespace) -> int:
         return ExitCode.NOT_CONFIGURED if isinstance(err, BackendUnavailable) else ExitCode.BAD_INPUT
     finally:
         executor.close()
-    sys.stdout.write(render(result.columns, result.rows, args.format))
+    try:
+        text = render(result.columns, result.rows, args.format)
+    except MemoryError:
+        print(f"smq: {layer.name}: the rows do not fit in this process's memory to be printed; add a limit",
+              file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    sys.stdout.write(text)
     if result.truncated:
         print(f"smq: only the first {MAX_ROWS:,} rows are shown; add a limit", file=sys.stderr)
     return ExitCode.OK

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import hashlib
 import json
 import os
 import re
@@ -53,12 +52,12 @@ from sqlglot import exp
 from engine.dialects import Engine, dialect as dialect_of
 
 from .generate import Table, generate
+from .stamp import DEMOS, demo_file, fingerprint, is_current, stamp_of
 
-__all__ = ["DIALECTS", "build_duckdb", "build_sqlite", "load_into", "ensure_demo", "fingerprint"]
+__all__ = ["DEMOS", "DIALECTS", "build_duckdb", "build_sqlite", "load_into", "ensure_demo", "fingerprint"]
 
 # the engines the demo can be loaded into (a DB-API connection of each: tests, docker-compose)
 DIALECTS = tuple(e.value for e in (Engine.SQLITE, Engine.DUCKDB, Engine.POSTGRES, Engine.MYSQL, Engine.SNOWFLAKE))
-DEMOS = ("shop",)
 
 # rows per INSERT on Snowflake: their JSON stays well below the 1 MB a statement's text may have
 _SNOWFLAKE_ROWS_PER_STATEMENT = 2000
@@ -341,51 +340,24 @@ def build_sqlite(path: Path) -> Path:
     return _atomic_build(path, write)
 
 
-def fingerprint() -> str:
-    """A short hash of the code that makes the demo files: a file built by other code is rebuilt."""
-    h = hashlib.sha256()
-    here = Path(__file__).parent
-    for name in ("generate.py", "build.py"):
-        h.update((here / name).read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _stamp(path: Path) -> Path:
-    return path.with_name(path.name + ".demo-version")
-
-
 def ensure_demo(database_dir: Path) -> None:
     """Build the demo database file a layer's ``database.yml`` points at, if it is missing or stale.
 
     Acts only when ``connection.demo`` names a demo (``shop``) and ``connection.backend`` is a file
     backend (duckdb or sqlite); ``connection.path`` is relative to `database_dir` (``${VAR}`` and ``~``
     are expanded). A file built by an older generator is rebuilt: a stamp file beside it records the
-    generator's fingerprint.
+    generator's fingerprint (smq_db/demo/stamp.py).
     """
     database_dir = Path(database_dir)
     with open(database_dir / "database.yml", encoding="utf-8") as f:
         config = yaml.safe_load(f) or {}
     connection = config.get("connection") or {}
-    demo = connection.get("demo")
-    if not demo:
+    path = demo_file(database_dir, connection)
+    if path is None or is_current(path):
         return
-    if demo not in DEMOS:
-        raise ValueError(f"{database_dir / 'database.yml'}: unknown demo {demo!r}; known: {', '.join(DEMOS)}")
-    backend = str(connection.get("backend", "")).lower()
     builders = {Engine.DUCKDB.value: build_duckdb, Engine.SQLITE.value: build_sqlite}
-    if backend not in builders:
-        return  # a server backend: the demo is loaded into it with load_into, not here
-    if not connection.get("path"):
-        raise ValueError(f"{database_dir / 'database.yml'}: connection.path is required for the demo database")
-    path = Path(os.path.expanduser(os.path.expandvars(str(connection["path"]))))
-    if not path.is_absolute():
-        path = database_dir / path
-    stamp = _stamp(path)
-    current = fingerprint()
-    if path.exists() and stamp.exists() and stamp.read_text(encoding="utf-8").strip() == current:
-        return
-    builders[backend](path)
-    stamp.write_text(current + "\n", encoding="utf-8")
+    builders[str(connection.get("backend", "")).lower()](path)
+    stamp_of(path).write_text(fingerprint() + "\n", encoding="utf-8")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

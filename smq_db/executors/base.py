@@ -28,14 +28,10 @@ import operator
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Protocol, runtime_checkable
-
-import pydantic_core
-from sqlglot.dialects.dialect import Dialect
-from sqlglot.tokens import TokenType
 
 from .errors import ExecutionError, QueryTimeout
 
@@ -101,6 +97,22 @@ class Executor(Protocol):
     def close(self) -> None:
         """Release connections; the executor is unusable afterwards."""
         ...
+
+
+# How an async caller runs a blocking call: in a worker thread of its own event loop (the service passes
+# Starlette's `run_in_threadpool`-style callable), context variables (the result budget) carried along.
+InThread = Callable[[Callable[[], Any]], Awaitable[Any]]
+
+
+async def execute_async(executor: Any, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S,
+                        in_thread: InThread) -> QueryResult:
+    """`executor.execute` from an event loop: natively when the executor can wait on the loop (a worker process's
+    socket, `IsolatedExecutor.execute_async`), else the blocking call in `in_thread`."""
+    native = getattr(type(executor), "execute_async", None)
+    if native is not None:
+        result: QueryResult = await executor.execute_async(sql, max_rows=max_rows, timeout_s=timeout_s, in_thread=in_thread)
+        return result
+    return await in_thread(functools.partial(executor.execute, sql, max_rows=max_rows, timeout_s=timeout_s))
 
 
 def to_json_value(value: Any) -> Any:
@@ -177,17 +189,25 @@ _BUDGET: contextvars.ContextVar[ResultBudget | None] = contextvars.ContextVar("s
 BUDGET_CHUNK_ROWS = 1024  # rows converted and measured at a time under a budget
 
 
-@contextlib.contextmanager
-def result_budget(*, max_bytes: int | None, timeout_s: float | None) -> Iterator[ResultBudget]:
+class result_budget:  # noqa: N801 - used as a function: `with result_budget(...) as budget:`
     """Within the block, ``make_result`` caps the rows' JSON at ``max_bytes`` and stops converting
-    them once ``timeout_s`` (from now) has passed; an executor's timeout covers only the database."""
-    deadline = None if timeout_s is None else time.perf_counter() + timeout_s
-    budget = ResultBudget(max_bytes, timeout_s, deadline)
-    token = _BUDGET.set(budget)
-    try:
-        yield budget
-    finally:
-        _BUDGET.reset(token)
+    them once ``timeout_s`` (from now) has passed; an executor's timeout covers only the database.
+    (A class, not a generator context manager: it is entered around every query.)"""
+
+    __slots__ = ("max_bytes", "timeout_s", "_token")
+
+    def __init__(self, *, max_bytes: int | None, timeout_s: float | None) -> None:
+        self.max_bytes = max_bytes
+        self.timeout_s = timeout_s
+
+    def __enter__(self) -> ResultBudget:
+        deadline = None if self.timeout_s is None else time.perf_counter() + self.timeout_s
+        budget = ResultBudget(self.max_bytes, self.timeout_s, deadline)
+        self._token = _BUDGET.set(budget)
+        return budget
+
+    def __exit__(self, *exc: object) -> None:
+        _BUDGET.reset(self._token)
 
 
 DEFAULT_MAX_FETCH_BYTES = 256 * 1024 * 1024  # without a result budget (CLI, authoring): what a driver may hand over
@@ -295,6 +315,8 @@ def make_result(columns: Sequence[str], rows: Iterable[Sequence[Any]], max_rows:
 
 def _budgeted_rows(rows: list[Sequence[Any]], width: int, budget: ResultBudget) -> list[list]:
     """``json_safe_rows`` a chunk at a time, each chunk measured as JSON and the deadline checked between."""
+    import pydantic_core  # on first use: the CLI and a worker without a budget never need it
+
     out: list[list] = []
     size = 1  # "[" + each chunk without its own "[" (its "]" stands for the comma, or the closing "]")
     for start in range(0, len(rows), BUDGET_CHUNK_ROWS):
@@ -390,6 +412,9 @@ def strip_trailing_semicolons(sql: str, dialect: str) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def _strip_trailing_semicolons(sql: str, dialect: str) -> str:
+    from sqlglot.dialects.dialect import Dialect
+    from sqlglot.tokens import TokenType
+
     tokens = [t for t in Dialect.get_or_raise(dialect).tokenize(sql) if t.token_type != TokenType.SEMICOLON]
     return sql[: tokens[-1].end + 1] if tokens else sql
 

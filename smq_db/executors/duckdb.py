@@ -29,7 +29,6 @@ from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .limits import MIB, ResourceLimits, ResourceLimitExceeded
 from engine.dialects import Engine
 
-from ..readonly import ensure_read_only
 from .base import Executor
 from .limits import parse_limits
 from .settings import file_path
@@ -65,8 +64,15 @@ class DuckDBExecutor:
         self._lock = threading.Lock()  # cursor() touches the shared connection
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        from ..readonly import ensure_read_only  # here, not at import: a worker process (its parent guards) never parses
+
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
+        return self.execute_checked(sql, max_rows=max_rows, timeout_s=timeout_s)
+
+    def execute_checked(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        """`execute` for SQL that has passed the read-only guard already: a worker's, whose parent runs it."""
+        check_limits(max_rows, timeout_s)
         with self._lock:
             cursor = self._db.cursor()
         started = time.perf_counter()

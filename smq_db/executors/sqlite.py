@@ -28,7 +28,6 @@ from .limits import ResourceLimits, ResourceLimitExceeded, human
 from .pool import SimplePool
 from engine.dialects import Engine
 
-from ..readonly import ensure_read_only
 from .base import Executor
 from .limits import parse_limits
 from .settings import file_path, integer
@@ -68,8 +67,15 @@ class SqliteExecutor:
         return conn
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        from ..readonly import ensure_read_only  # here, not at import: a worker process (its parent guards) never parses
+
         check_limits(max_rows, timeout_s)
         ensure_read_only(sql, self.dialect)
+        return self.execute_checked(sql, max_rows=max_rows, timeout_s=timeout_s)
+
+    def execute_checked(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
+        """`execute` for SQL that has passed the read-only guard already: a worker's, whose parent runs it."""
+        check_limits(max_rows, timeout_s)
         conn = self._pool.acquire()
         started = time.perf_counter()
         deadline = time.monotonic() + timeout_s

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Executor, QueryResult
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, Executor, InThread, QueryResult, execute_async
 from .errors import ExecutionError, withheld
 
 
@@ -27,6 +27,16 @@ class WithholdingExecutor:
             return self.inner.execute(sql, max_rows=max_rows, timeout_s=timeout_s)
         except ExecutionError as error:
             if error.code != ExecutionError.code:  # timeout, backend unavailable: not the database's words about rows
+                raise
+            raise withheld(error, self.role) from None
+
+    async def execute_async(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S,
+                            in_thread: InThread) -> QueryResult:
+        """`execute` from an event loop (`base.execute_async`: natively when `inner` can, else in a thread)."""
+        try:
+            return await execute_async(self.inner, sql, max_rows=max_rows, timeout_s=timeout_s, in_thread=in_thread)
+        except ExecutionError as error:
+            if error.code != ExecutionError.code:
                 raise
             raise withheld(error, self.role) from None
 

@@ -117,3 +117,71 @@ else:
     raise SystemExit("no AttributeError")
 """], capture_output=True, text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
+
+
+# `smq` as its own process (main() without argv, as the console script calls it): sys.modules is read at the
+# moment it leaves (it leaves with os._exit, skipping the interpreter's teardown)
+ONE_SHOT = """
+import json, os, sys
+out, sys.argv = sys.argv[1], ["smq", *sys.argv[2:]]
+leave = os._exit
+def dump_and_leave(code):
+    with open(out, "w") as f:
+        json.dump({"code": code, "modules": sorted(sys.modules)}, f)
+    leave(code)
+os._exit = dump_and_leave
+from smq_cli.main import main
+main()
+raise SystemExit("main() returned instead of leaving")
+"""
+ONE_MODEL = '{"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"]}'
+# what neither command uses: servers, dataframes, the agent, the join-graph library (a one-model SMQ), the worker
+# process and its channel, the demo's builder and generator (the demo file is built), MySQL's dialect
+UNUSED = ("pandas", "numpy", "pyarrow", "fastapi", "starlette", "uvicorn", "httpx", "agent", "service", "networkx",
+          "pydantic", "pydantic_core", "multiprocessing", "subprocess", "pickle", "sqlite3", "smq_db.executors.worker",
+          "smq_db.executors.worker_process", "smq_db.executors.pool", "smq_db.demo.build", "smq_db.demo.generate",
+          "sqlglot.dialects.mysql")
+
+
+def one_shot(tmp_path: Path, *argv: str) -> tuple[int, set[str], str]:
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", ONE_SHOT, str(out), *argv], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert out.exists(), done.stderr
+    report = json.loads(out.read_text())
+    return report["code"], set(report["modules"]), done.stdout
+
+
+def _unused(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if any(m == u or m.startswith(u + ".") for u in UNUSED))
+
+
+def test_compile_imports_only_the_compiler(tmp_path: Path) -> None:
+    code, modules, out = one_shot(tmp_path, "compile", "--db", "shop", ONE_MODEL)
+    assert code == 0 and out.startswith("SELECT")
+    assert "engine.facade" in modules and "sqlglot" in modules
+    assert not _unused(modules) and not [m for m in modules if m.split(".")[0] in ("smq_db", "duckdb")]
+
+
+def test_query_runs_its_engine_in_its_own_process_and_imports_only_that(tmp_path: Path) -> None:
+    code, modules, out = one_shot(tmp_path, "query", "--db", "shop", ONE_MODEL)
+    assert code == 0 and "delivered" in out and "(6 rows)" in out
+    assert {"duckdb", "smq_db.executors.duckdb", "smq_db.compiled"} <= modules  # ran here, on checked compiled SQL
+    assert not _unused(modules), _unused(modules)
+    # and this process held itself to the database's memory bound, as a worker process would have
+    probe = ONE_SHOT.replace('json.dump({"code": code, "modules": sorted(sys.modules)}, f)',
+                                  'import resource; json.dump({"code": code, "modules": [], '
+                                  '"limit": resource.getrlimit(resource.RLIMIT_DATA)[0]}, f)')
+    out_file = tmp_path / "limit.json"
+    subprocess.run([sys.executable, "-c", probe, str(out_file), "query", "--db", "shop", ONE_MODEL], capture_output=True,
+                   text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+    assert json.loads(out_file.read_text())["limit"] == 1024 ** 3  # the demo's limits: the 1 GiB default
+
+
+def test_a_query_run_from_python_keeps_the_worker_process(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    assert main(["query", "--db", "shop", ONE_MODEL]) == 0
+    assert "(6 rows)" in capsys.readouterr().out
+    assert resource.getrlimit(resource.RLIMIT_DATA) == before  # a caller's process is never bounded
