@@ -20,7 +20,7 @@ from sqlglot import exp
 
 from engine.lru import LruCache
 from engine.paging import PagedSql, paginate
-from engine.smq.query import parse_smq
+from engine.resolve.query import parse_smq
 
 from .readonly import vouch
 

@@ -65,13 +65,16 @@ def bound_this_process(settings: dict[str, Any]) -> dict[str, Any]:
     raised; no core file), exactly as a worker holds itself. Other settings come back unchanged."""
     import resource
 
-    from .executors.factory import ALIASES
+    from engine.dialects import find as find_engine
+    from engine.dialects import dialect as dialect_of
+
     from .executors.limits import parse_limits
 
-    backend = str(settings.get("backend") or "").strip().lower()
-    backend = ALIASES.get(backend, backend)
+    engine = find_engine(str(settings.get("backend") or ""))
+    if engine is None or not dialect_of(engine).isolated_by_default:
+        return settings
     limits = parse_limits(settings.get("limits"))
-    if backend not in ("duckdb", "sqlite") or not limits.isolated(backend):
+    if not limits.isolated(engine.value):
         return settings
     soft, _hard = resource.getrlimit(resource.RLIMIT_DATA)
     limit = limits.memory if soft == resource.RLIM_INFINITY else min(soft, limits.memory)
