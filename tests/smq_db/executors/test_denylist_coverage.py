@@ -1,7 +1,7 @@
 """Every dangerous function the read-only guard knows must be refused: one case per name.
 
 Two sources, so that no entry can go unnoticed:
-- the guard's own data (engine/denylist.py: every function name, and a made-up member of every
+- the guard's own data (engine/dialects/denylist.py: every function name, and a made-up member of every
   prefix family), so a name added there is tested the day it is added;
 - ALWAYS_REFUSED, ALWAYS_REFUSED_FAMILIES and ALWAYS_REFUSED_TABLES below, written out by hand: what
   must stay refused whatever the guard's data becomes (removing an entry that nothing else covers from
@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from smq_db.executors import ReadOnlyViolation, SqlSyntaxError
-from engine import denylist
+from engine.dialects import denylist
 from smq_db.readonly import check_read_only
 
 DIALECTS = ("duckdb", "postgres", "mysql", "sqlite", "snowflake", "bigquery")
