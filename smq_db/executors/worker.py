@@ -170,7 +170,7 @@ class IsolatedExecutor:
         max_bytes = budget.max_bytes if budget is not None else None
         budget_s = None
         if budget is not None and budget.deadline is not None:
-            budget_s = max(0.001, budget.deadline - time.perf_counter())
+            budget_s = max(0.0, budget.deadline - time.perf_counter())  # spent: the worker stops at its first chunk
         return json.dumps([sql, max_rows, timeout_s, max_bytes, budget_s]).encode(), max_bytes
 
     def _ended(self, worker: _Worker) -> ResourceLimitExceeded:
