@@ -73,6 +73,7 @@ def copies(demo_files: dict[str, Path], runners: Callable[[str], Runner]) -> Ite
             pg = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
             load_into(pg, engine, schema=schema, tables=copied)
             pg.execute(f"SET search_path TO {schema}")
+            pg.execute("ANALYZE")  # fresh tables have no statistics: some plans under a role took minutes
             cleanups.append(lambda: (pg.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE"), pg.close()))
             run = runner(pg, lambda sql: pg.execute(sql))
         elif engine == "mysql":
