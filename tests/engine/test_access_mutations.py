@@ -14,8 +14,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import sqlglot
 
 from engine import QueryError, load_layer
+from engine.access.readpolicy import TABLE_NOT_IN_LAYER, policy_for
+from engine.access.roles import apply_role_to_sql
 from engine.facade import Layer
 
 FILES = {
@@ -217,3 +220,21 @@ def test_hidden_keys_propagate_across_models_to_a_fixpoint(tmp_path: Path) -> No
         with pytest.raises(QueryError):
             chain.compile({"metrics": [name]} if name.endswith("refs") else {"metrics": [], "group_by": [name]},
                           role="no_code", use_cache=False)
+
+
+@pytest.mark.parametrize(("sql", "refused"), [
+    ("WITH a AS (SELECT * FROM secret), secret AS (SELECT 1 AS x) SELECT * FROM a", True),  # a later sibling: the table
+    ("WITH secret AS (SELECT 1 AS x), a AS (SELECT * FROM secret) SELECT * FROM a", False),  # an earlier one: the CTE
+    ("WITH RECURSIVE a AS (SELECT * FROM secret), secret AS (SELECT 1 AS x) SELECT * FROM a", False),  # all visible
+    ("SELECT * FROM (WITH secret AS (SELECT 1 AS x) SELECT x FROM secret) q, secret", True),  # another scope's CTE
+])
+def test_a_cte_hides_a_table_only_where_sql_scoping_makes_it_visible(layer: Layer, sql: str, refused: bool) -> None:
+    """A table outside the layer named like a CTE the query cannot see there is still that table, and refused."""
+    findings = policy_for(layer.semantic).findings(sqlglot.parse_one(sql, read="duckdb"))
+    assert [(f.kind, f.shown) for f in findings] == ([(TABLE_NOT_IN_LAYER, "secret")] if refused else [])
+
+
+def test_raw_sql_under_a_role_reads_filtered_rows_inside_ctes(layer: Layer, con: duckdb.DuckDBPyConnection) -> None:
+    sql = "WITH a AS (SELECT * FROM mut_orders), b AS (SELECT 1 AS x) SELECT COUNT(*) FROM a, b"
+    on_role = apply_role_to_sql(sqlglot.parse_one(sql, read="duckdb"), layer.semantic, layer.graph, layer.role("corp"))
+    assert con.execute(on_role.sql(dialect="duckdb")).fetchall() == [(3,)]
