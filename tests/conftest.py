@@ -118,6 +118,7 @@ def postgres_runner() -> Iterator[Runner]:
     schema = f"smq_engine_test_{os.getpid()}"  # concurrent test runs must not share tables
     load_into(conn, "postgres", schema=schema)
     conn.execute(f"SET search_path TO {schema}")
+    conn.execute("ANALYZE")  # statistics for the planner: without them some role-filtered plans take minutes
 
     def run(sql: str) -> tuple[list[str], list[tuple]]:
         with conn.cursor() as cur:

@@ -6,7 +6,9 @@ The order of evaluation, for a query or raw SQL under a role:
    column a hidden element reads is secret, and so is every column joined to a secret one (both sides of a join
    key) and every entity key reading one, to a fixpoint.
 2. **Visibility** (`lineage.visibility`): the elements the role may name. Its declared `hidden`, and every
-   dimension, measure, metric and entity that reads a secret column (or a hidden input): hidden by lineage. The
+   dimension, measure, metric and entity that reads a secret column (or a hidden input): hidden by lineage; then each
+   semi-additive measure whose non-additive dimension or window groupings are hidden, and, to a fixpoint, each metric
+   whose inputs, filters (its own, its inputs', a conversion's) or cumulative time dimension name a hidden element. The
    resolver treats them as unknown names (SMQ, MetricFlow's names, Cube members, the SQL API, listings, MCP and the
    agent all ask the same object).
 3. **Row filters** (`roles.py`): per model, the role's filtered subquery: the model's rows inner-joined along its

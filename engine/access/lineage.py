@@ -8,8 +8,11 @@ lists the very codes `CustomersModel__customerCode` holds (it is the join key), 
    a secret one (both sides of a join key pair) and every column an entity's key reads, in every model that declares
    an entity whose key reads a secret column.
 2. **Hidden by lineage**: every dimension and measure that reads a secret column of its model, every entity whose key
-   reads one, and every metric computed from a hidden measure or metric (at any depth) — besides those the role
-   hides by name.
+   reads one, every semi-additive measure whose non_additive_dimension or window_groupings is hidden, and every
+   metric that reads a hidden element (at any depth): computed from a hidden measure or metric, filtered on a hidden
+   dimension, entity or metric (its own filters, its inputs', a conversion's base and conversion filters), or
+   cumulative along a hidden time dimension — besides those the role hides by name. A filter on a hidden `status`
+   would otherwise tell its values row by row (`shippedOrders` grouped by the order id).
 
 The resolver treats every hidden name as unknown; raw SQL leaves every secret column out of the role's projections.
 The result depends only on the layer (immutable) and the role, so it is computed once per layer and role.
@@ -21,9 +24,12 @@ import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..errors import QueryError
 from ..layer.exprs import columns_read, parse_expression
-from ..layer.model import Dimension, Measure, Role, SemanticLayer
+from ..layer.model import Dimension, Measure, Metric, Role, SemanticLayer
 from ..lru import LruCache
+from ..resolve.filters import parse_filter
+from ..resolve.names import Resolver
 
 
 @dataclass(frozen=True)
@@ -40,6 +46,7 @@ class Visibility:
 
 
 NOTHING_HIDDEN = Visibility()
+ENTITY = "entity "  # what a metric reads: an entity's name, apart from element names
 
 # (id of the layer, role) -> (the layer, weakly, its visibility): an id is reused only once its layer is gone
 _CACHE: LruCache[tuple[int, str, tuple[str, ...]], tuple[weakref.ref, Visibility]] = LruCache(256)
@@ -80,19 +87,53 @@ def _visibility(layer: SemanticLayer, declared: frozenset[str]) -> Visibility:
                 hidden.add(element.qualified_name)
                 why[element.qualified_name] = f"{model.name}.{read[0]}"
     entities = frozenset(entity for (model, entity), cols in _entity_columns(layer).items() if cols & secret[model])
+    for model in layer.models.values():  # a semi-additive measure picks its rows by its non-additive dimension and groupings
+        for measure in model.measures.values():
+            spec = measure.non_additive
+            if spec is None or measure.qualified_name in hidden:
+                continue
+            source = next((f"{model.name}__{n}" for n in (spec.dimension, *spec.window_groupings) if f"{model.name}__{n}" in hidden), None)
+            if source is not None:
+                hidden.add(measure.qualified_name)
+                why[measure.qualified_name] = why.get(source, source)
+    reads = {metric.name: _metric_reads(layer, metric) for metric in layer.metrics.values()}
     changed = True
-    while changed:  # metrics computed from a hidden measure or metric, at any depth
+    while changed:  # metrics computed from, filtered by or counted along a hidden element, at any depth
         changed = False
         for metric in layer.metrics.values():
             if metric.name in hidden:
                 continue
-            inputs = [*metric.inputs(), *(i.name for i in metric.input_specs)]
-            source = next((name for name in inputs if name in hidden), None)
+            source = next((name for name in reads[metric.name]
+                           if name in hidden or name.removeprefix(ENTITY) in entities and name.startswith(ENTITY)), None)
             if source is not None:
                 hidden.add(metric.name)
                 why[metric.name] = why.get(source, source)
                 changed = True
     return Visibility(frozenset(hidden), entities, secret, why)
+
+
+def _metric_reads(layer: SemanticLayer, metric: Metric) -> list[str]:
+    """What a metric reads, by name: its inputs (measures, metrics), a cumulative metric's time dimension, and every
+    dimension, entity and metric its filters (its own, its inputs', a conversion's base and conversion events') name."""
+    out = [*metric.inputs(), *(i.name for i in metric.input_specs)]
+    if metric.type == "cumulative" and metric.time_dimension:
+        out.append(metric.time_dimension)
+    texts = [*metric.filters, *(f for i in metric.input_specs for f in i.filters)]
+    if metric.conversion is not None:
+        texts += [text for text, _, _ in (*metric.conversion.base_filters, *metric.conversion.conversion_filters)]
+    if texts:
+        resolver = Resolver(layer)
+        for text in texts:
+            try:
+                found = parse_filter(text, f"metrics.{metric.name}.filters", resolver, layer.dialect)
+            except QueryError:  # the layer's own checks report a filter that does not resolve
+                continue
+            for ref in found.dimension_refs():
+                out.append(ref.dimension.qualified_name)
+                if ref.dimension.name in layer.models[ref.dimension.model].entities:
+                    out.append(ENTITY + ref.dimension.name)  # an entity's key, hidden with the entity
+            out += [e.name if isinstance(e, Metric) else e.measure.qualified_name for e in (r.element for r in found.metric_refs())]
+    return out
 
 
 def _element_columns(layer: SemanticLayer, model_name: str, hidden: frozenset[str]) -> set[str]:

@@ -222,8 +222,10 @@ class QueryResolver:
                 raise QueryError(f"order_by '{key.name}' is not an output column (order by an entry of group_by or metrics)",
                                  code="invalid_order_by", location=Location(field=key.field), suggestions=nearest(key.name, names))
             order.append((key.name, key.descending))
-        if not order:
-            order = [(ref.text, False) for ref in group_keys]
+        # the group keys, after the order asked for, break its ties: one order for the rows, so that pages of a query
+        # (LIMIT/OFFSET, engine/paging.py) are its whole result, on every engine (tests/engine/test_paging.py)
+        ordered = {name for name, _ in order}
+        order += [(ref.text, False) for ref in group_keys if ref.text not in ordered]
         if not smq.metrics and group_keys and all(r.axis for r in group_keys):
             return self.spine_plan(group_keys, where, tuple(order), smq.limit)
         groups = self._groups(group_keys, where)

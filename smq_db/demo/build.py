@@ -119,12 +119,14 @@ def _create_schema(dialect: str, schema: str) -> exp.Create:
     return exp.Create(kind="SCHEMA", this=exp.Table(db=target.args["db"], catalog=target.args.get("catalog")), exists=True)
 
 
-def ddl(dialect: str, schema: str | None = None, *, mysql_collation: str | None = "utf8mb4_nopad_bin") -> list[str]:
+def ddl(dialect: str, schema: str | None = None, *, mysql_collation: str | None = "utf8mb4_nopad_bin",
+        tables: Sequence[Table] | None = None) -> list[str]:
     """The statements that (re)create every demo table for a dialect, in order: drops, then creates.
 
-    `mysql_collation` is the default collation of a MySQL/MariaDB table (ignored elsewhere)."""
+    `mysql_collation` is the default collation of a MySQL/MariaDB table (ignored elsewhere); `tables`: these
+    instead of the generated ones (a test's copy holding some of their rows)."""
     _check_dialect(dialect, schema)
-    tables = generate()
+    tables = generate() if tables is None else list(tables)
     statements: list[exp.Expression] = []
     if schema:
         statements.append(_create_schema(dialect, schema))
@@ -248,21 +250,22 @@ def _mysql_collation(cursor: Any) -> str:
     return "utf8mb4_0900_bin" if major >= 8 else "utf8mb4_bin"
 
 
-def load_into(conn: Any, dialect: str, schema: str | None = None) -> None:
+def load_into(conn: Any, dialect: str, schema: str | None = None, tables: Sequence[Table] | None = None) -> None:
     """Create (drop first if present) and fill every demo table through a DB-API 2 connection.
 
     ``dialect`` is one of sqlite, duckdb, postgres, mysql (MySQL and MariaDB) and snowflake. ``schema``
     names a schema to create the tables in (a database for MySQL; ``name`` or ``database.name`` for
-    Snowflake); it is created if missing. Commits at the end.
+    Snowflake); it is created if missing. ``tables``: these instead of the generated ones (the role
+    differential loads copies holding one role's rows). Commits at the end.
     """
     _check_dialect(dialect, schema)
-    tables = generate()
+    tables = generate() if tables is None else list(tables)
     style = _paramstyle(conn, dialect)
     convert = _converter(dialect)
     cur = conn.cursor()
     try:
         collation = _mysql_collation(cur) if dialect_of(dialect).schema_setting == "database" else None
-        for statement in ddl(dialect, schema, mysql_collation=collation):
+        for statement in ddl(dialect, schema, mysql_collation=collation, tables=tables):
             cur.execute(statement)
         for table in tables:
             if not table.rows:

@@ -18,6 +18,7 @@ HAVING
     )
   ) > 20000
 ORDER BY
-  "OrderItemsModel__revenue" DESC
+  "OrderItemsModel__revenue" DESC,
+  "ProductsModel__productName" ASC
 LIMIT 5
 SETTINGS join_use_nulls = 1

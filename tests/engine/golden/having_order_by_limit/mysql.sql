@@ -18,5 +18,6 @@ HAVING
     )
   ) > 20000
 ORDER BY
-  `OrderItemsModel__revenue` DESC
+  `OrderItemsModel__revenue` DESC,
+  CASE WHEN `products`.product_name IS NULL THEN 1 ELSE 0 END, `products`.product_name ASC
 LIMIT 5

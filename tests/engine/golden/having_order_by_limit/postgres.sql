@@ -18,5 +18,6 @@ HAVING
     )
   ) > 20000
 ORDER BY
-  "OrderItemsModel__revenue" DESC NULLS LAST
+  "OrderItemsModel__revenue" DESC NULLS LAST,
+  "ProductsModel__productName" ASC
 LIMIT 5

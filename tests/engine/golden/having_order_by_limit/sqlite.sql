@@ -18,5 +18,6 @@ HAVING
     )
   ) > 20000
 ORDER BY
-  "OrderItemsModel__revenue" DESC
+  "OrderItemsModel__revenue" DESC,
+  "ProductsModel__productName" ASC NULLS LAST
 LIMIT 5
