@@ -16,6 +16,7 @@ from ..errors import Location
 
 if TYPE_CHECKING:
     from .conversion import Conversion
+    from .rollups import Rollups
 
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
@@ -410,3 +411,4 @@ class SemanticLayer:
     raw_sql_functions: frozenset[str] = field(default=frozenset())
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
     cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)
+    rollups: Rollups | None = None  # rollups.yml (engine/layer/rollups.py), bound by engine/rollups/bind.py
