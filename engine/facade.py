@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
 from .access.roles import _n_to_one_paths, restricted_sources, row_filters
+from .rollups.build import build_query, build_smq
 from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
 from .rollups.route import Decision, RoleFilter, RoleRows, route
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
@@ -85,6 +86,29 @@ class Layer:
         """What the rollup store holds (smq_db/rollups.py): which rollups are built, until when they may answer."""
         with self._lock:
             self._rollup_states = dict(states)
+
+    def rollup(self, name: str) -> BoundRollup:
+        found = next((r for r in self.rollups if r.name == name), None)
+        if found is None:
+            raise QueryError(f"unknown rollup '{name}' in database '{self.name}'", code="unknown_element",
+                             suggestions=nearest(name, [r.name for r in self.rollups]))
+        return found
+
+    def rollup_build_sql(self, name: str, since: str | None = None) -> str:
+        """The SQL (the layer's dialect) whose rows a rollup stores: its SMQ compiled by the engine, with no role and
+        no rollups; `since` (a day): only the periods from it on, for a partial rebuild."""
+        rollup = self.rollup(name)
+        target = self._dialect(None)
+        try:
+            resolved = QueryResolver(self.semantic, self.graph, Resolver(self.semantic), target).resolve(
+                parse_smq(build_smq(rollup, since)))
+            query = build_query(resolved, rollup)
+            tree = target.finish(QueryRenderer(self.semantic, target, lambda m: m.source).render(plan_query(query, self.semantic)))
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise InternalError(f"the compiler failed on rollup '{name}': {type(exc).__name__}: {exc}") from exc
+        return tree.sql(dialect=target.name, pretty=True, copy=False)
 
     def rollup_usable(self) -> dict[str, str | None]:
         """Rollup name -> None when it may answer now, else why not (not built, stale past its allowance)."""

@@ -1,0 +1,156 @@
+"""`smq rollups build`: rollups computed by the engine's SQL on the warehouse, written to the embedded DuckDB store
+atomically (a failed build leaves the previous one), under a lock, by partition when declared; a changed fact row is
+seen after the refresh."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any, Iterator
+
+import duckdb
+import pytest
+
+from engine import Layer, load_layer
+from smq_db import rollups
+from smq_db.compiled import compiled_sql
+from smq_db.executors.errors import ExecutionError
+from smq_db.open import open_for_layer
+
+from ..conftest import DEMO_MODELS
+
+ROLLUPS = """
+rollups:
+  - name: orders_daily
+    model: OrdersModel
+    measures: [orderCount, customerCount, lastOrderDate]
+    dimensions: [channel, status, CustomersModel__segment]
+    time_dimension: orderDate
+    grain: day
+    partition_by: month
+    refresh: {every: 1h}
+"""
+BY_STATUS = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"], "order_by": ["OrdersModel__status"]}
+BY_MONTH = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__orderDate__month"],
+            "order_by": ["OrdersModel__orderDate__month"]}
+
+
+def shop_copy(folder: Path, rollups_yml: str = ROLLUPS) -> Path:
+    """The demo layer over a private copy of its database (so rows can change), with rollups declared."""
+    from smq_db.demo.build import build_duckdb
+
+    target = folder / "shop"
+    shutil.copytree(DEMO_MODELS / "shop", target, ignore=shutil.ignore_patterns("data"))
+    build_duckdb(target / "warehouse.duckdb")
+    text = (target / "database.yml").read_text()
+    text = text.replace("path: data/shop.duckdb", "path: warehouse.duckdb").replace("demo: shop", "")
+    (target / "database.yml").write_text(text)
+    (target / "rollups.yml").write_text(rollups_yml)
+    return target
+
+
+@pytest.fixture()
+def shop(tmp_path: Path) -> Iterator[tuple[Layer, Any]]:
+    layer = load_layer(shop_copy(tmp_path))
+    executor = open_for_layer(layer, one_shot=True)
+    yield layer, executor
+    executor.close()
+
+
+def run(layer: Layer, executor: Any, smq: dict, **kw: Any) -> list[list]:
+    return executor.execute(compiled_sql(layer, smq, **kw)).rows
+
+
+def change_rows(layer: Layer, executor: Any, sql: str) -> None:
+    executor.close()  # the warehouse is opened read-only by the executor: write with a connection of our own
+    con = duckdb.connect(str(layer.semantic.directory / "warehouse.duckdb"))
+    con.execute(sql)
+    con.close()
+
+
+def test_build_then_status_then_answered_from_the_rollup(shop: tuple[Layer, Any]) -> None:
+    layer, executor = shop
+    assert rollups.status(layer)[0]["built"] is False
+    assert layer.compile_routed(BY_STATUS).rollups == ()  # not built: the facts
+    lines: list[str] = []
+    (built,) = rollups.build(layer, executor, progress=lines.append)
+    assert built.rows > 1000 and built.partial_since is None
+    assert any("writing" in line for line in lines) and lines[0].startswith("[1/1]")
+    (entry,) = rollups.status(layer)
+    assert entry["built"] and entry["rows"] == built.rows and entry["bytes"] > 0 and entry["used"] and not entry["stale"]
+    routed = layer.compile_routed(BY_STATUS)
+    assert routed.rollups == ("orders_daily",) and routed.store == "rollups" and "smq_rollups.orders_daily" in routed.sql
+    assert run(layer, executor, BY_STATUS) == run(layer, executor, BY_STATUS, rollups=False)
+    assert run(layer, executor, BY_MONTH) == run(layer, executor, BY_MONTH, rollups=False)
+
+
+def test_a_changed_fact_row_is_seen_after_the_refresh(shop: tuple[Layer, Any]) -> None:
+    layer, executor = shop
+    rollups.build(layer, executor)
+    before = run(layer, executor, BY_STATUS)
+    change_rows(layer, executor, "UPDATE orders SET status = 'returned' WHERE TRIM(status) = 'pending'")
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        assert run(layer, executor, BY_STATUS) == before  # within its hour: the rollup, as built
+        facts = run(layer, executor, BY_STATUS, rollups=False)
+        assert facts != before and not any(row[0] == "pending" for row in facts)
+        rollups.build(layer, executor, full=True)
+        assert run(layer, executor, BY_STATUS) == facts
+    finally:
+        executor.close()
+
+
+def test_a_partitioned_rollup_rebuilds_from_its_last_partition(shop: tuple[Layer, Any]) -> None:
+    layer, executor = shop
+    rollups.build(layer, executor)
+    change_rows(layer, executor, "UPDATE orders SET channel = 'web' WHERE order_date >= DATE '2024-12-01'")
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        (built,) = rollups.build(layer, executor)
+        assert built.partial_since == "2024-12-01"
+        by_channel = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel", "OrdersModel__orderDate__month"],
+                      "order_by": ["OrdersModel__channel", "OrdersModel__orderDate__month"]}
+        assert layer.compile_routed(by_channel).rollups == ("orders_daily",)
+        assert run(layer, executor, by_channel) == run(layer, executor, by_channel, rollups=False)
+    finally:
+        executor.close()
+
+
+def test_a_failed_build_leaves_the_previous_rollup_in_use(shop: tuple[Layer, Any]) -> None:
+    layer, executor = shop
+    rollups.build(layer, executor)
+    answer = run(layer, executor, BY_STATUS)
+    change_rows(layer, executor, "ALTER TABLE orders RENAME COLUMN channel TO sales_channel")
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        with pytest.raises(ExecutionError):
+            rollups.build(layer, executor, full=True)
+        assert not (layer.semantic.directory / "rollups.duckdb.building").exists()
+        assert rollups.status(layer)[0]["built"] and layer.compile_routed(BY_STATUS).rollups == ("orders_daily",)
+        assert run(layer, executor, BY_STATUS) == answer
+    finally:
+        executor.close()
+
+
+def test_two_builds_of_one_store_are_refused(shop: tuple[Layer, Any]) -> None:
+    layer, executor = shop
+    with rollups.build_lock(rollups.store_path(layer)):
+        with pytest.raises(rollups.RollupError, match="another build"):
+            rollups.build(layer, executor)
+
+
+def test_the_cli_builds_and_shows_status(shop: tuple[Layer, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    from smq_cli.main import main
+
+    layer, executor = shop
+    executor.close()
+    root = str(layer.semantic.directory.parent)
+    assert main(["rollups", "status", "--db", "shop", "--models-dir", root]) == 0
+    assert "not built" in capsys.readouterr().out
+    assert main(["rollups", "build", "--db", "shop", "--models-dir", root, "--rollup", "orders_daily"]) == 0
+    captured = capsys.readouterr()
+    assert "orders_daily:" in captured.out and "[1/1]" in captured.err
+    assert main(["rollups", "status", "--db", "shop", "--models-dir", root]) == 0
+    assert "used by queries" in capsys.readouterr().out
+    assert main(["rollups", "build", "--db", "shop", "--models-dir", root, "--rollup", "orders_dialy"]) != 0
+    assert "orders_daily" in capsys.readouterr().err
