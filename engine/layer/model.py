@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max", "percentile", "median")
+# a rollup's stored counts, added up again: 0, not NULL, over no rows, as COUNT is (engine/rollups/bind.py)
+SUM_OF_COUNTS = "sum_of_counts"
 PERCENTILE_AGGS = ("percentile", "median")  # they do not re-aggregate; some engines have none (engine/dialects)
 METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")

@@ -15,7 +15,7 @@ from sqlglot import exp
 from ..dialects import dialect as dialect_of
 from ..errors import LayerError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path
-from ..layer.model import Dimension, Measure, Model, SemanticLayer
+from ..layer.model import SUM_OF_COUNTS, Dimension, Measure, Model, SemanticLayer
 from ..layer.rollups import RollupSpec
 from ..resolve.names import DimRef, MeasureRef, Resolver
 from ..resolve.query import parse_smq
@@ -209,7 +209,7 @@ def _table_model(spec: RollupSpec, schema: str, dims: tuple[RollupDim, ...], mea
     loc = spec.location
     dimensions = {d.column: Dimension(name, d.column, "date" if d is time else d.ref.dimension.type, "", d.column,
                                       exp.column(d.column), loc) for d in dims}
-    reagg = {"sum": "sum", "count": "sum", "min": "min", "max": "max"}
+    reagg = {"sum": "sum", "count": SUM_OF_COUNTS, "min": "min", "max": "max"}
     out: dict[str, Measure] = {}
     for m in measures:
         for part, column in m.parts:

@@ -196,8 +196,6 @@ def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], 
             rewrites[c.id] = float_division(exp.column(sid), exp.column(nid))
             continue
         columns.append(MeasureColumn(c.id, table.measures[rm.parts[0][1]]))
-        if c.measure.agg == "count":
-            rewrites[c.id] = exp.Coalesce(this=exp.column(c.id), expressions=[exp.Literal.number(0)])
     new_paths = tuple((ref, ()) for ref in bound.values())
     return (replace(agg, model=table.name, columns=tuple(columns), metric_filters=metric_filters, paths=new_paths,
                     dedupe=False, fan_out_path=None, keys=keys, where=where + role_where), rewrites, next_id)
