@@ -33,8 +33,9 @@ def _routed(layer: Any, spec: Any, role: str | None, rollups: bool, shown: bool 
     the facts; smq_db/rollup_runs.py runs it where they are)."""
     if rollups and layer.rollups:
         from .rollup_runs import mark_for_rollups
-        from .rollups import store_path
+        from .rollups import follow_store, store_path
 
+        follow_store(layer)
         found = layer.compile_routed(spec, role, shown=shown)
         if found.rollups:
             path = store_path(layer) if found.store == "rollups" else None
@@ -46,6 +47,9 @@ def _routed(layer: Any, spec: Any, role: str | None, rollups: bool, shown: bool 
 def _usable_key(layer: Any, rollups: bool) -> tuple:
     if not rollups or not layer.rollups:
         return ()
+    from .rollups import follow_store
+
+    follow_store(layer)
     return tuple(sorted(n for n, why in layer.rollup_usable().items() if why is None))
 
 

@@ -57,7 +57,7 @@ def open_for_layer(layer: Layer, *, connection: Mapping[str, Any] | None = None,
         settings = bound_this_process(expand_env(settings))
     executor = create_executor(settings, base_dir=layer.semantic.directory, dialect=layer.dialect,
                                default_timeout_s=default_timeout_s)
-    if layer.rollups and connection is None:
+    if layer.rollups:
         from .rollups import refresh_states, store_path
 
         from .rollup_runs import RollupAwareExecutor

@@ -19,7 +19,8 @@ from .executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult
 
 # SQL text -> (the rollup file it reads, "" when the rollups are in the warehouse; the rollups answering it)
 _FOR_ROLLUPS: LruCache[str, tuple[str, tuple[str, ...]]] = LruCache(2048)
-HITS = {"rollup": 0, "facts": 0}  # queries answered from rollups / from the facts, this process (the service's metrics)
+# queries of layers with rollups answered from them / from the facts, this process (the service's /v1/metrics)
+HITS = {"rollup": 0, "facts": 0}
 _HITS_LOCK = threading.Lock()
 
 
@@ -68,7 +69,6 @@ class RollupAwareExecutor:
 
     def execute(self, sql: str, *, max_rows: int = DEFAULT_MAX_ROWS, timeout_s: float = DEFAULT_TIMEOUT_S) -> QueryResult:
         found = _FOR_ROLLUPS.get(sql)
-        count(found is not None)
         target = self._store() if found is not None and found[0] else self.warehouse
         result: QueryResult = target.execute(sql, max_rows=max_rows, timeout_s=timeout_s)
         return result
@@ -78,7 +78,6 @@ class RollupAwareExecutor:
         from .executors.base import execute_async
 
         found = _FOR_ROLLUPS.get(sql)
-        count(found is not None)
         target = self._store() if found is not None and found[0] else self.warehouse
         return await execute_async(target, sql, max_rows=max_rows, timeout_s=timeout_s, in_thread=in_thread)
 

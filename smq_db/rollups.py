@@ -127,6 +127,24 @@ def refresh_states(layer: Layer, executor: Any | None = None, *, check: bool = F
     return found
 
 
+_SEEN: dict[int, tuple[int, int] | None] = {}
+
+
+def follow_store(layer: Layer) -> None:
+    """Re-read the embedded store's state into the layer when the file changed (a build elsewhere swapped it in):
+    one stat per call, so a running service sees a new build at its next query."""
+    if not layer.rollups or not layer.rollups_embedded:
+        return
+    try:
+        stat = store_path(layer).stat()
+        stamp: tuple[int, int] | None = (stat.st_ino, stat.st_mtime_ns)
+    except OSError:
+        stamp = None
+    if _SEEN.get(id(layer), (-1, -1)) != stamp:
+        _SEEN[id(layer)] = stamp
+        refresh_states(layer)
+
+
 def status(layer: Layer, executor: Any | None = None) -> list[dict[str, Any]]:
     """Each declared rollup: built when, rows, size, whether stale, whether queries may use it now."""
     meta = read_meta(layer, executor)

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine import Layer, RollupState
+from engine.dialects import Engine, find as find_engine
 
 META = "_smq_meta"
 
 
-def _connect(layer: Layer) -> tuple[Any, str]:
+def _connect(layer: Layer) -> tuple[Any, Engine | None]:
     from .executors.factory import expand_env
     from .executors.settings import file_path
     from .rollups import RollupError
@@ -26,29 +27,30 @@ def _connect(layer: Layer) -> tuple[Any, str]:
     storage = layer.semantic.rollups.storage  # type: ignore[union-attr]
     settings = expand_env(dict(storage.connection))
     backend = str(settings.get("backend") or "").lower()
+    engine = find_engine(backend)
     base = Path(layer.semantic.directory)
-    if backend == "duckdb":
+    if engine is Engine.DUCKDB:
         import duckdb
 
-        return duckdb.connect(str(file_path(settings, "path", base))), "duckdb"
-    if backend == "sqlite":
+        return duckdb.connect(str(file_path(settings, "path", base))), engine
+    if engine is Engine.SQLITE:
         import sqlite3
 
-        return sqlite3.connect(str(file_path(settings, "path", base)), isolation_level=None), "sqlite"
-    if backend in ("postgres", "postgresql"):
+        return sqlite3.connect(str(file_path(settings, "path", base)), isolation_level=None), engine
+    if engine is Engine.POSTGRES:
         import psycopg
         from psycopg import conninfo as ci
 
         parts = {"host": settings.get("host"), "port": settings.get("port"), "user": settings.get("user"),
                  "password": settings.get("password"), "dbname": settings.get("database")}
         info = ci.make_conninfo(str(settings.get("url") or ""), **{k: str(v) for k, v in parts.items() if v not in (None, "")})
-        return psycopg.connect(info, autocommit=True), "postgres"
+        return psycopg.connect(info, autocommit=True), engine
     raise RollupError(f"rollups in a {backend or 'unknown'} warehouse are not supported yet (DuckDB, SQLite, PostgreSQL); "
                       "use the embedded store (remove `warehouse: true`)")
 
 
-def _table(schema: str, name: str, kind: str) -> str:
-    return f'"{name}"' if kind == "sqlite" and schema == "main" else f'"{schema}"."{name}"'
+def _table(schema: str, name: str, kind: Engine | None) -> str:
+    return f'"{name}"' if kind is Engine.SQLITE and schema == "main" else f'"{schema}"."{name}"'
 
 
 def build_in_warehouse(layer: Layer, executor: Any, names: list[str] | None, *, progress: Callable[[str], None],
@@ -64,7 +66,7 @@ def build_in_warehouse(layer: Layer, executor: Any, names: list[str] | None, *, 
     try:
         with build_lock(Path(layer.semantic.directory) / f".rollups-{digest}"):
             cur = con.cursor()
-            if kind != "sqlite":
+            if kind is not Engine.SQLITE:
                 cur.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
             meta = _table(schema, META, kind)
             cur.execute(f"CREATE TABLE IF NOT EXISTS {meta} (name VARCHAR(200) PRIMARY KEY, built_at DOUBLE PRECISION, "
@@ -95,14 +97,14 @@ def build_in_warehouse(layer: Layer, executor: Any, names: list[str] | None, *, 
     return out
 
 
-def _p(kind: str) -> str:
-    return "%s" if kind == "postgres" else "?"
+def _p(kind: Engine | None) -> str:
+    return "%s" if kind is Engine.POSTGRES else "?"
 
 
 def read_meta_from(layer: Layer, executor: Any) -> dict[str, dict[str, Any]]:
     """The warehouse's record of its rollups, read with the read-only executor ({} before the first build)."""
     storage = layer.semantic.rollups.storage  # type: ignore[union-attr]
-    kind = "sqlite" if executor.backend == "sqlite" else "other"
+    kind = find_engine(str(executor.backend))
     try:
         result = executor.execute(f'SELECT name, built_at, "rows", watermark, definition, bytes FROM {_table(storage.schema, META, kind)}',
                                   max_rows=10_000)

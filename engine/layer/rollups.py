@@ -131,8 +131,10 @@ def _storage(reader: BaseReader, node: YMap, file: str) -> RollupStorage:
             reader.errors.add("storage: rollups in the warehouse need `connection:`, a write-capable login kept apart "
                               "from the read-only one queries use", where(file, body, field="storage"), code="missing_key")
         return RollupStorage(True, DEFAULT_FILE, schema, connection)
-    backend = str(connection.get("backend", "duckdb"))
-    if backend != "duckdb":
+    from ..dialects import Engine, find
+
+    backend = str(connection.get("backend", Engine.DUCKDB.value))
+    if find(backend) is not Engine.DUCKDB:
         reader.errors.add(f"storage.connection.backend: embedded rollups are a DuckDB file, got '{backend}' "
                           "(for the warehouse, write `warehouse: true` and its write-capable connection)",
                           where(file, conn, "backend", field="storage.connection.backend"), code="invalid_rollup",
