@@ -110,6 +110,29 @@ class Layer:
             raise InternalError(f"the compiler failed on rollup '{name}': {type(exc).__name__}: {exc}") from exc
         return tree.sql(dialect=target.name, pretty=True, copy=False)
 
+    def rollup_build_routed(self, name: str, sources: Mapping[str, str | None], since: str | None = None) -> Compiled:
+        """A rollup's build query answered from other rollups where provably the same (a monthly one from a daily one:
+        rollups of rollups); `sources`: the rollups the store holds now (name -> None when usable). `store` says where
+        it runs: on the rollup store (DuckDB) or, from the facts, on the warehouse (the layer's dialect)."""
+        rollup = self.rollup(name)
+        target = self._dialect(None)
+        others = tuple(r for r in self.rollups if r.name != name)
+        try:
+            resolved = QueryResolver(self.semantic, self.graph, Resolver(self.semantic), target).resolve(
+                parse_smq(build_smq(rollup, since)))
+            query = build_query(resolved, rollup)
+            routed = route(query, others, dict(sources), None, all_or_none=self.rollups_embedded)
+            if routed.used and self.rollups_embedded:
+                target = dialect_of(EMBEDDED_DIALECT)
+            layer = self._routed_layer if routed.used else self.semantic
+            tree = target.finish(QueryRenderer(layer, target, lambda m: m.source).render(plan_query(routed.query, layer)))
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise InternalError(f"the compiler failed on rollup '{name}': {type(exc).__name__}: {exc}") from exc
+        store = "rollups" if routed.used and self.rollups_embedded else "warehouse"
+        return Compiled(tree, target.name, store, routed.used, tuple(routed.decisions))
+
     def rollup_usable(self) -> dict[str, str | None]:
         """Rollup name -> None when it may answer now, else why not (not built, stale past its allowance)."""
         with self._lock:

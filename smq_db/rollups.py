@@ -54,6 +54,9 @@ def _schema(layer: Layer) -> str:
     return layer.semantic.rollups.storage.schema if layer.semantic.rollups is not None else "smq_rollups"
 
 
+GRAIN_ORDER = {"day": 0, "week": 1, "month": 2, "quarter": 3, "year": 4}
+
+
 def definition_hash(layer: Layer, name: str) -> str:
     rollup = layer.rollup(name)
     text = layer.rollup_build_sql(name) + "|" + ",".join(rollup.columns) + "|" + str(rollup.spec.partition_by)
@@ -207,9 +210,12 @@ def build(layer: Layer, executor: Any, names: list[str] | None = None, *, full: 
                 con.execute(f'CREATE TABLE IF NOT EXISTS "{schema}"."{META}" (name VARCHAR PRIMARY KEY, built_at DOUBLE, '
                             '"rows" BIGINT, watermark VARCHAR, definition VARCHAR, bytes BIGINT)')
                 meta = {r[0]: r[1] for r in con.execute(f'SELECT name, definition FROM "{schema}"."{META}"').fetchall()}
+                # finer grains first: a coarser rollup of the same model is then computed from the one just built
+                chosen.sort(key=lambda r: (GRAIN_ORDER.get(r.grain or "day", 0), -len(r.dims)))
+                fresh: set[str] = set()
                 for i, rollup in enumerate(chosen, 1):
                     step = _numbered(progress, i, len(chosen))
-                    out.append(_build_one(layer, executor, con, rollup.name, schema, meta, full, timeout_s, step))
+                    out.append(_build_one(layer, executor, con, rollup.name, schema, meta, full, timeout_s, step, fresh))
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
@@ -239,7 +245,7 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = No
 
 
 def _build_one(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection, name: str, schema: str,
-               meta: dict[str, str], full: bool, timeout_s: float, progress: Progress) -> Built:
+               meta: dict[str, str], full: bool, timeout_s: float, progress: Progress, fresh: set[str]) -> Built:
     started = time.perf_counter()
     rollup = layer.rollup(name)
     definition = definition_hash(layer, name)
@@ -251,19 +257,27 @@ def _build_one(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection, name
         found = con.execute(f'SELECT CAST(date_trunc(?, max("{rollup.time.column}")) AS DATE) FROM "{schema}"."{name}"',
                             [rollup.spec.partition_by]).fetchone()
         since = found[0].isoformat() if found and found[0] is not None else None
-    progress(f"{name}: reading {rollup.model} from the warehouse" + (f" from {since} on (the last {rollup.spec.partition_by})" if since else ""))
-    result: QueryResult = executor.execute(layer.rollup_build_sql(name, since), max_rows=50_000_000, timeout_s=timeout_s)
-    progress(f"{name}: writing {result.row_count:,} rows")
     new = f"{name}__new"
     con.execute(f'DROP TABLE IF EXISTS "{schema}"."{new}"')
-    types = _column_types(result)
-    columns = ", ".join(f'"{c}" {t}' for c, t in zip(result.columns, types))
-    con.execute(f'CREATE TABLE "{schema}"."{new}" ({columns})')
-    marks = ", ".join("?" for _ in result.columns)
-    for start in range(0, len(result.rows), _CHUNK):
-        chunk = result.rows[start:start + _CHUNK]
-        con.execute(f'INSERT INTO "{schema}"."{new}" VALUES ' + ", ".join(f"({marks})" for _ in chunk),
-                    [v for row in chunk for v in row])
+    # only rollups built in this run: a coarser one is then as fresh as the finer one it is computed from
+    held: dict[str, str | None] = {n: None for n in fresh if n != name}
+    routed = layer.rollup_build_routed(name, held, since)
+    part = f" from {since} on (the last {rollup.spec.partition_by})" if since else ""
+    if routed.store == "rollups":  # a rollup of rollups: computed inside the store, from a finer one built before it
+        progress(f"{name}: computing from rollup {', '.join(sorted(set(routed.rollups)))}{part}")
+        con.execute(f'CREATE TABLE "{schema}"."{new}" AS {routed.sql}')
+    else:
+        progress(f"{name}: reading {rollup.model} from the warehouse{part}")
+        result: QueryResult = executor.execute(layer.rollup_build_sql(name, since), max_rows=50_000_000, timeout_s=timeout_s)
+        progress(f"{name}: writing {result.row_count:,} rows")
+        types = _column_types(result)
+        columns = ", ".join(f'"{c}" {t}' for c, t in zip(result.columns, types))
+        con.execute(f'CREATE TABLE "{schema}"."{new}" ({columns})')
+        marks = ", ".join("?" for _ in result.columns)
+        for start in range(0, len(result.rows), _CHUNK):
+            chunk = result.rows[start:start + _CHUNK]
+            con.execute(f'INSERT INTO "{schema}"."{new}" VALUES ' + ", ".join(f"({marks})" for _ in chunk),
+                        [v for row in chunk for v in row])
     con.execute("BEGIN")
     if since is not None and rollup.time is not None:
         con.execute(f'DELETE FROM "{schema}"."{name}" WHERE "{rollup.time.column}" >= CAST(? AS DATE)', [since])
@@ -275,6 +289,8 @@ def _build_one(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection, name
     rows = _one(con, f'SELECT count(*) FROM "{schema}"."{name}"')
     con.execute(f'INSERT OR REPLACE INTO "{schema}"."{META}" VALUES (?, ?, ?, ?, ?, 0)', [name, time.time(), rows, mark, definition])
     con.execute("COMMIT")
+    meta[name] = definition
+    fresh.add(name)
     seconds = time.perf_counter() - started
     progress(f"{name}: {rows:,} rows in {seconds:.2f} s")
     return Built(name, rows, seconds, since)

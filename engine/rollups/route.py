@@ -195,7 +195,9 @@ def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], 
             columns += [MeasureColumn(sid, table.measures[s]), MeasureColumn(nid, table.measures[n])]
             rewrites[c.id] = float_division(exp.column(sid), exp.column(nid))
             continue
-        columns.append(MeasureColumn(c.id, table.measures[rm.parts[0][1]]))
+        # a part of an average read by itself (a rollup built from another: its sum, its count)
+        part = next((col for agg_name, col in rm.parts if agg_name == c.measure.agg), rm.parts[0][1])
+        columns.append(MeasureColumn(c.id, table.measures[part]))
     new_paths = tuple((ref, ()) for ref in bound.values())
     return (replace(agg, model=table.name, columns=tuple(columns), metric_filters=metric_filters, paths=new_paths,
                     dedupe=False, fan_out_path=None, keys=keys, where=where + role_where), rewrites, next_id)

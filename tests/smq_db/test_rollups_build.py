@@ -154,3 +154,29 @@ def test_the_cli_builds_and_shows_status(shop: tuple[Layer, Any], capsys: pytest
     assert "used by queries" in capsys.readouterr().out
     assert main(["rollups", "build", "--db", "shop", "--models-dir", root, "--rollup", "orders_dialy"]) != 0
     assert "orders_daily" in capsys.readouterr().err
+
+
+def test_a_monthly_rollup_is_computed_from_the_daily_one(tmp_path: Path) -> None:
+    monthly = ROLLUPS + """
+  - name: orders_monthly
+    model: OrdersModel
+    measures: [orderCount, lastOrderDate]
+    dimensions: [channel]
+    time_dimension: orderDate
+    grain: month
+    refresh: {every: 1h}
+"""
+    layer = load_layer(shop_copy(tmp_path, monthly))
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        lines: list[str] = []
+        built = rollups.build(layer, executor, progress=lines.append)
+        assert [b.name for b in built] == ["orders_daily", "orders_monthly"]
+        assert any("orders_monthly: computing from rollup orders_daily" in line for line in lines), lines
+        by_month = {"metrics": ["OrdersModel__orderCount", "OrdersModel__lastOrderDate"],
+                    "group_by": ["OrdersModel__channel", "OrdersModel__orderDate__quarter"],
+                    "order_by": ["OrdersModel__channel", "OrdersModel__orderDate__quarter"]}
+        assert layer.compile_routed(by_month).rollups == ("orders_monthly",)  # the coarsest that answers
+        assert run(layer, executor, by_month) == run(layer, executor, by_month, rollups=False)
+    finally:
+        executor.close()
