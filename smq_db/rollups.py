@@ -340,3 +340,44 @@ def _table_bytes(path: Path, schema: str) -> dict[str, int]:
     weights = {name: max(1, (size or 0) * (cols or 1)) for name, size, cols in rows if name != META}
     whole = sum(weights.values()) or 1
     return {name: int(total * w / whole) for name, w in weights.items()}
+
+
+def due(layer: Layer, now: float | None = None) -> list[str]:
+    """The rollups to build now: not built, built from another definition, or past their `every`."""
+    meta = read_meta(layer)
+    now = time.time() if now is None else now
+    out = []
+    for rollup in layer.rollups:
+        entry = meta.get(rollup.name)
+        every = rollup.spec.refresh.every_s
+        if entry is None or entry["definition"] != definition_hash(layer, rollup.name) or \
+                (every is not None and now >= entry["built_at"] + every):
+            out.append(rollup.name)
+    return out
+
+
+def build_on_schedule(models_dir: Path, stop: Any, *, interval_s: float = 60.0, log: Progress = lambda _: None) -> None:
+    """`smq serve --build-rollups`: every `interval_s`, build each embedded rollup that is due (a thread's body; `stop`
+    is a threading.Event). The service follows each new store file at its next query."""
+    from engine import load_layers
+
+    from .open import open_for_layer
+
+    while True:
+        try:
+            for layer in load_layers(models_dir).values():
+                if not layer.rollups or not layer.rollups_embedded:
+                    continue
+                names = due(layer)
+                if not names:
+                    continue
+                executor = open_for_layer(layer)
+                try:
+                    for b in build(layer, executor, names):
+                        log(f"smq: rollup {layer.name}.{b.name}: {b.rows:,} rows in {b.seconds:.2f} s")
+                finally:
+                    executor.close()
+        except Exception as err:  # noqa: BLE001 - a failed build keeps the previous rollup; the next round retries
+            log(f"smq: building rollups failed (the previous ones stay in use): {err}")
+        if stop.wait(interval_s):
+            return

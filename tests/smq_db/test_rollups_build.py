@@ -5,6 +5,7 @@ seen after the refresh."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -180,3 +181,19 @@ def test_a_monthly_rollup_is_computed_from_the_daily_one(tmp_path: Path) -> None
         assert run(layer, executor, by_month) == run(layer, executor, by_month, rollups=False)
     finally:
         executor.close()
+
+
+def test_the_schedule_builds_what_is_due(shop: tuple[Layer, Any]) -> None:
+    import threading
+
+    layer, executor = shop
+    assert rollups.due(layer) == ["orders_daily"]
+    rollups.build(layer, executor)
+    assert rollups.due(layer) == [] and rollups.due(layer, now=time.time() + 3601) == ["orders_daily"]
+    stop = threading.Event()
+    stop.set()  # one round, then stop
+    (layer.semantic.directory / "rollups.duckdb").unlink()
+    lines: list[str] = []
+    rollups.build_on_schedule(layer.semantic.directory.parent, stop, log=lines.append)
+    assert any("orders_daily" in line and "rows" in line for line in lines), lines
+    assert rollups.due(layer) == []
