@@ -27,7 +27,7 @@ from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
 from .explain import plan_data, resolved_data
 from .plan.nodes import Node
-from .plan.planner import plan_query, spine_key
+from .plan.planner import plan_query
 from .resolve.mf_names import MFNames
 from .resolve.query import SMQ, parse_smq
 from .resolve.names import Resolver
@@ -252,10 +252,6 @@ class Layer:
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
             routed = route(resolved, self.rollups if mode != "off" else (), self.rollup_usable() if mode != "off" else {},
                            self._role_rows(role, target.name) if mode != "off" else None, all_or_none=mode == "embedded")
-            if routed.used and mode == "embedded" and spine_key(routed.query, self._routed_layer) is not None:
-                why = "the query joins the time spine, which lives in the warehouse, not in the embedded rollup store"
-                routed = route(resolved, (), {}, None, all_or_none=False)
-                routed.decisions = [Decision(a.id, a.model, None, why) for a in resolved.aggregations]
             layer = self._routed_layer if routed.used else self.semantic
             if routed.used and mode == "embedded":
                 target = dialect_of(EMBEDDED_DIALECT)

@@ -216,6 +216,7 @@ def build(layer: Layer, executor: Any, names: list[str] | None = None, *, full: 
                 for i, rollup in enumerate(chosen, 1):
                     step = _numbered(progress, i, len(chosen))
                     out.append(_build_one(layer, executor, con, rollup.name, schema, meta, full, timeout_s, step, fresh))
+                _copy_time_spine(layer, executor, con, progress)
                 con.execute("CHECKPOINT")
             finally:
                 con.close()
@@ -233,6 +234,29 @@ def build(layer: Layer, executor: Any, names: list[str] | None = None, *, full: 
             con.close()
     refresh_states(layer)
     return out
+
+
+def _copy_time_spine(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection, progress: Progress) -> None:
+    """The layer's time spine copied into the store (a few thousand days): cumulative windows, offsets and spine
+    joins answered from the store read their periods there, under the same table name as in the warehouse."""
+    from sqlglot import exp
+
+    spine = layer.semantic.time_spine
+    if spine is None:
+        return
+    select = exp.select(exp.column(spine.column)).from_(spine.table_node.copy())
+    result: QueryResult = executor.execute(select.sql(dialect=layer.dialect), max_rows=1_000_000)
+    table = spine.table_node.copy()
+    if table.args.get("db") is not None:
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {exp.to_identifier(table.db).sql(dialect='duckdb')}")
+    name = table.sql(dialect="duckdb")
+    column = exp.to_identifier(spine.column).sql(dialect="duckdb")
+    con.execute(f"CREATE OR REPLACE TABLE {name} ({column} DATE)")
+    days = [row[0] for row in result.rows]
+    for start in range(0, len(days), _CHUNK):
+        chunk = days[start:start + _CHUNK]
+        con.execute(f"INSERT INTO {name} VALUES " + ", ".join("(CAST(? AS DATE))" for _ in chunk), chunk)
+    progress(f"time spine: {len(days):,} days copied")
 
 
 def _numbered(progress: Progress, i: int, n: int) -> Progress:

@@ -8,7 +8,8 @@ rollups.yml line with the nearest right one.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 from sqlglot import exp
 
@@ -60,6 +61,7 @@ class BoundRollup:
     grain: str | None
     table: Model  # the stored table as a model: its dimensions and re-aggregating measures are columns
     inner_prefixes: frozenset[tuple[tuple[int, bool], ...]]  # join steps that drop fact rows without a match
+    measure_time: Mapping[str, str] = field(default_factory=dict)  # measure -> its place on the time axis (offsets)
 
     @property
     def name(self) -> str:
@@ -199,7 +201,8 @@ def bind_rollup(layer: SemanticLayer, graph: JoinGraph, spec: RollupSpec, schema
                               if m.agg == "avg" else ((m.agg, _column("m_", m.qualified_name)),)) for m in measures)
     time = bound_dims[-1] if time_text else None
     table = _table_model(spec, schema, tuple(bound_dims), rms, time)
-    return BoundRollup(spec, model.name, rms, tuple(bound_dims), time, spec.grain, table, inner), []
+    placed = {m.qualified_name: d.qualified_name for m in measures if (d := model.time_dimension_of(m)) is not None}
+    return BoundRollup(spec, model.name, rms, tuple(bound_dims), time, spec.grain, table, inner, placed), []
 
 
 def _table_model(spec: RollupSpec, schema: str, dims: tuple[RollupDim, ...], measures: tuple[RollupMeasure, ...],
@@ -216,7 +219,7 @@ def _table_model(spec: RollupSpec, schema: str, dims: tuple[RollupDim, ...], mea
             out[column] = Measure(name, column, reagg.get(part, "max"), "", column, exp.column(column), loc)
     source = exp.Table(this=exp.to_identifier(spec.name), db=exp.to_identifier(schema))
     return Model(name, f"rollup {spec.name}", f"{schema}.{spec.name}", None, source, (), (), dimensions, out, (), loc.file or "",
-                 loc, None)
+                 loc, time.column if time is not None else None)
 
 
 def bind_rollups(layer: SemanticLayer, graph: JoinGraph) -> tuple[tuple[BoundRollup, ...], list[LayerError]]:

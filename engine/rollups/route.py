@@ -4,7 +4,7 @@ For each aggregation (one per fact model a query reads), the first rollup of its
 it; otherwise the facts do, and the first rule that failed is the `why` explain shows. The rules, in order:
 
 1. the rollup is built and within its refresh allowance (the caller says which are: `usable`);
-2. the aggregation reads plain rows (no cumulative window, offset or conversion) and does not fan out;
+2. the aggregation is not a conversion metric's and does not fan out; a cumulative window or an offset needs a day grain;
 3. every measure is in the rollup; sum, count, min and max re-aggregate at any coarser key; an average is its sum
    over its count; count_distinct and percentiles only when the query's keys are exactly the rollup's;
 4. every group key and filter dimension is a rollup dimension (the same dimension by the same join path), the time
@@ -27,7 +27,7 @@ from ..dialects.base import float_division
 from ..layer.joins import Path
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
-from ..resolve.resolved import Aggregation, MeasureColumn, ResolvedQuery, RowsRead
+from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn, ResolvedQuery
 from .bind import BoundRollup, RollupDim, path_signature
 
 GRAIN_RANK = {"day": 0, "week": 1, "month": 1, "quarter": 2, "year": 3}
@@ -143,9 +143,11 @@ def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], 
     why = usable.get(r.name, "it is not built (run `smq rollups build`)")
     if why is not None:
         raise _Refused(why)
-    if not isinstance(agg.reads, RowsRead) or agg.offset is not None:
-        kind = "an offset" if agg.offset is not None else "a cumulative window or conversions"
-        raise _Refused(f"the aggregation reads {kind}; answered from the facts")
+    if isinstance(agg.reads, ConversionsRead):
+        raise _Refused("conversion metrics are answered from the facts")
+    windowed = isinstance(agg.reads, CumulativeRead) or agg.offset is not None
+    if windowed and (r.time is None or r.grain != "day"):
+        raise _Refused("a cumulative window or an offset reads days: it needs a rollup with a day grain")
     if agg.dedupe:
         raise _Refused(f"the query's path {agg.fan_out_path} fans out")
     paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in agg.paths}
@@ -163,6 +165,24 @@ def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], 
         key = (new.dimension.name, new.grain, new.date_part)
         return bound.setdefault(key, new)
 
+    reads = agg.reads
+    if isinstance(reads, CumulativeRead):
+        time_ref = next((ref for ref, _ in agg.paths if ref.dimension.qualified_name == reads.metric.time_dimension), None)
+        if time_ref is None:
+            raise _Refused("the cumulative metric's time dimension has no path here")
+        path = paths.get((time_ref.dimension.qualified_name, time_ref.keys))
+        if r.time is None or path is None or r.time.signature != (time_ref.dimension.qualified_name, path_signature(path)):
+            raise _Refused(f"the cumulative metric's time dimension {time_ref.dimension.qualified_name} is not the rollup's")
+        # its rows' day (the window reads days): the rollup's day column, whatever the dimension's type
+        day = bound.setdefault((r.time.column, None, None), DimRef(time_ref.dimension.qualified_name,
+                                                                   table.dimensions[r.time.column], (), None))
+        reads = replace(reads, metric=replace(reads.metric, time_dimension=day.dimension.qualified_name),
+                        time_filters=tuple(_filter(f, rebind) for f in reads.time_filters))
+    elif agg.offset is not None:
+        own_time = r.time is not None and not r.time.path
+        if not own_time or any(r.measure_time.get(c.measure.qualified_name) != r.time.ref.dimension.qualified_name
+                               for c in agg.columns if r.time is not None):
+            raise _Refused("an offset reads its measures' own time dimension, which is not the rollup's")
     keys = tuple(rebind(k) for k in agg.keys)
     where = tuple(_filter(f, rebind) for f in agg.where)
     metric_filters = tuple(_filter(f, rebind) for f in agg.metric_filters)
@@ -200,7 +220,8 @@ def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], 
         columns.append(MeasureColumn(c.id, table.measures[part]))
     new_paths = tuple((ref, ()) for ref in bound.values())
     return (replace(agg, model=table.name, columns=tuple(columns), metric_filters=metric_filters, paths=new_paths,
-                    dedupe=False, fan_out_path=None, keys=keys, where=where + role_where), rewrites, next_id)
+                    dedupe=False, fan_out_path=None, keys=keys, where=where + role_where, reads=reads), rewrites, next_id)
+
 
 
 def _rebound(ref: DimRef, rd: RollupDim, r: BoundRollup) -> DimRef:

@@ -134,7 +134,9 @@ def test_switched_off(layer: Layer) -> None:
     assert "smq_rollups" not in layer.compile(smq)
 
 
-def test_cumulative_and_offset_go_to_the_facts_and_say_so(layer: Layer) -> None:
-    entries = used(layer, {"metrics": ["cumulativeRevenue"], "group_by": ["metric_time__month"]})
+def test_cumulative_and_offset_need_a_day_grain(layer: Layer) -> None:
+    entries = used(layer, {"metrics": ["cumulativeRevenue"], "group_by": ["OrdersModel__orderDate__month"]})
     assert entries and all(e["rollup"] is None for e in entries)
-    assert "cumulative" in entries[0]["why"] or "spine" in entries[0]["why"], entries
+    assert "day grain" in entries[0]["why"], entries
+    (entry,) = used(layer, {"metrics": ["ordersYearToDate"], "group_by": ["OrdersModel__orderDate__month"]})
+    assert entry["rollup"] == "orders_daily"  # a window over the daily rollup's days
