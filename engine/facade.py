@@ -17,7 +17,7 @@ from .access.lineage import Visibility, visibility
 from .access.roles import _n_to_one_paths, restricted_sources, row_filters
 from .rollups.build import build_query, build_smq
 from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
-from .rollups.route import Decision, RoleFilter, RoleRows, route
+from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
@@ -250,8 +250,8 @@ class Layer:
         try:
             names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
-            routed = route(resolved, self.rollups if mode != "off" else (), self.rollup_usable() if mode != "off" else {},
-                           self._role_rows(role, target.name) if mode != "off" else None, all_or_none=mode == "embedded")
+            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name),
+                           all_or_none=mode == "embedded") if mode != "off" else Routed(resolved, [])
             layer = self._routed_layer if routed.used else self.semantic
             if routed.used and mode == "embedded":
                 target = dialect_of(EMBEDDED_DIALECT)
