@@ -72,6 +72,9 @@ DASHBOARD = {
                                     "group_by": ["PaymentsModel__method", "PaymentsModel__paidAt__month"]},
     "orders and revenue by channel": {"metrics": ["OrdersModel__orderCount", "OrderItemsModel__revenue"],
                                       "group_by": ["OrdersModel__channel"]},
+    "orders year to date by month": {"metrics": ["ordersYearToDate"], "group_by": ["OrdersModel__orderDate__month"]},
+    "revenue last 7 days, by day of Dec 2024": {"metrics": ["revenueLast7Days"], "group_by": ["OrdersModel__orderDate__day"],
+                                                "filters": ["OrdersModel__orderDate >= '2024-12-01'"]},
     "revenue by year": {"metrics": ["OrderItemsModel__revenue", "OrderItemsModel__unitsSold"],
                         "group_by": ["OrdersModel__orderDate__year"]},
 }
