@@ -197,3 +197,40 @@ def test_the_schedule_builds_what_is_due(shop: tuple[Layer, Any]) -> None:
     rollups.build_on_schedule(layer.semantic.directory.parent, stop, log=lines.append)
     assert any("orders_daily" in line and "rows" in line for line in lines), lines
     assert rollups.due(layer) == []
+
+
+def test_rollups_stored_in_the_warehouse_with_their_own_login(tmp_path: Path, demo_files: dict[str, Path]) -> None:
+    """SQLite as the warehouse: the build writes with the storage's connection, queries read with the layer's
+    read-only one, and facts and rollups mix in one query there."""
+    data = Path(shutil.copy(demo_files["sqlite"], tmp_path / "warehouse.sqlite"))
+    folder = tmp_path / "shop"
+    shutil.copytree(DEMO_MODELS / "shop", folder, ignore=shutil.ignore_patterns("data"))
+    text = (folder / "database.yml").read_text().replace("dialect: duckdb", "dialect: sqlite").replace("backend: duckdb", "backend: sqlite")
+    (folder / "database.yml").write_text(text.replace("path: data/shop.duckdb", f"path: {data}").replace("demo: shop", ""))
+    (folder / "rollups.yml").write_text(f"""
+storage:
+  warehouse: true
+  schema: main
+  connection: {{backend: sqlite, path: {data}}}
+rollups:
+  - name: orders_daily
+    model: OrdersModel
+    measures: [orderCount]
+    dimensions: [channel]
+    time_dimension: orderDate
+    refresh: {{every: 1h}}
+""")
+    layer = load_layer(folder)
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        (built,) = rollups.build(layer, executor)
+        assert built.rows > 100 and rollups.status(layer, executor)[0]["used"]
+        mixed = {"metrics": ["OrdersModel__orderCount", "PaymentsModel__amountPaid"], "group_by": ["OrdersModel__channel"],
+                 "order_by": ["OrdersModel__channel"]}
+        routed = layer.compile_routed(mixed)
+        assert routed.store == "warehouse" and routed.rollups == ("orders_daily",) and routed.dialect == "sqlite"
+        assert "orders_daily" in layer.compile(mixed)  # compile() is the warehouse's SQL: stored rollups are in it
+        on, off = run(layer, executor, mixed), run(layer, executor, mixed, rollups=False)
+        assert len(on) == len(off) and all(a[:2] == b[:2] and abs(a[2] - b[2]) < 1e-6 for a, b in zip(on, off))
+    finally:
+        executor.close()
