@@ -234,3 +234,21 @@ rollups:
         assert len(on) == len(off) and all(a[:2] == b[:2] and abs(a[2] - b[2]) < 1e-6 for a, b in zip(on, off))
     finally:
         executor.close()
+
+
+def test_a_role_filter_on_a_rollup_dimension_gives_the_role_its_rows(tmp_path: Path) -> None:
+    folder = shop_copy(tmp_path)
+    db = (folder / "database.yml").read_text()
+    (folder / "database.yml").write_text(db.replace("  roles:\n", "  roles:\n    web_only:\n      row_filters: [\"OrdersModel__channel = 'web'\"]\n", 1))
+    layer = load_layer(folder)
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        rollups.build(layer, executor)
+        assert layer.compile_routed(BY_STATUS, "web_only").rollups == ("orders_daily",)
+        assert layer.compile_routed(BY_STATUS, "de_analyst").rollups == ()  # its filter is on a country: not in the rollup
+        for role in ("web_only", "de_analyst"):
+            on = executor.execute(compiled_sql(layer, BY_STATUS, role)).rows
+            assert on == executor.execute(compiled_sql(layer, BY_STATUS, role, rollups=False)).rows
+        assert on != run(layer, executor, BY_STATUS)
+    finally:
+        executor.close()
