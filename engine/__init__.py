@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, Any
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError
 
 if TYPE_CHECKING:
-    from .facade import Layer, Layers, default_models_dir, load_layer, load_layers
+    from .facade import Compiled, Layer, Layers, default_models_dir, load_layer, load_layers
+    from .rollups.bind import RollupState
     from .dialects import SUPPORTED_DIALECTS
 
 # name -> the submodule defining it, imported on first access (PEP 562)
 _LAZY = {
     "Layer": ".facade", "Layers": ".facade", "default_models_dir": ".facade", "load_layer": ".facade",
-    "load_layers": ".facade", "SUPPORTED_DIALECTS": ".dialects",
+    "load_layers": ".facade", "SUPPORTED_DIALECTS": ".dialects", "Compiled": ".facade", "RollupState": ".rollups.bind",
 }
 
 __all__ = [
     "EngineError", "InternalError", "Layer", "LayerError", "LayerValidationError", "Layers", "Location", "QueryError",
-    "SUPPORTED_DIALECTS", "default_models_dir", "load_layer", "load_layers",
+    "SUPPORTED_DIALECTS", "default_models_dir", "load_layer", "load_layers", "Compiled", "RollupState",
 ]
 
 

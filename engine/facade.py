@@ -5,14 +5,19 @@ from __future__ import annotations
 import gc
 import os
 import threading
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
-from .access.roles import restricted_sources
+from .access.roles import _n_to_one_paths, restricted_sources, row_filters
+from .rollups.build import build_query, build_smq
+from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
+from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
@@ -33,6 +38,23 @@ from .resolve.query_resolver import QueryResolver
 from .resolve.resolved import ResolvedQuery
 
 DEFAULT_MODELS_DIR = "semantic_models"
+EMBEDDED_DIALECT = "duckdb"  # the embedded rollup store is a DuckDB file
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled query and where it runs: on the warehouse, or (`store == "rollups"`) on the embedded rollup file,
+    in DuckDB's dialect. `rollups`: which rollups answered; `decisions`: per aggregation, which one and why."""
+
+    tree: exp.Query
+    dialect: str
+    store: str  # "warehouse" | "rollups"
+    rollups: tuple[str, ...]
+    decisions: tuple[Decision, ...]
+
+    @property
+    def sql(self) -> str:
+        return self.tree.sql(dialect=self.dialect, pretty=True)
 
 
 def default_models_dir() -> Path:
@@ -49,6 +71,73 @@ class Layer:
         self._cache: LruCache[tuple, str] = LruCache(cache_size)
         self._lock = threading.Lock()
         self._sources: dict[tuple[str, str, bool], dict[str, exp.Expression]] = {}
+        self.rollups: tuple[BoundRollup, ...] = bind_rollups(semantic, self.graph)[0]  # checked at load
+        self._routed_layer = replace(semantic, models={**semantic.models, **{r.table.name: r.table for r in self.rollups}}) \
+            if self.rollups else semantic
+        self._rollup_states: dict[str, RollupState] = {}
+
+    # -- rollups ---------------------------------------------------------------------------------
+    @property
+    def rollups_embedded(self) -> bool:
+        """Are the rollups in an embedded DuckDB file (not the warehouse)?"""
+        return self.semantic.rollups is not None and not self.semantic.rollups.storage.warehouse
+
+    def set_rollup_states(self, states: Mapping[str, RollupState]) -> None:
+        """What the rollup store holds (smq_db/rollups.py): which rollups are built, until when they may answer."""
+        with self._lock:
+            self._rollup_states = dict(states)
+
+    def rollup(self, name: str) -> BoundRollup:
+        found = next((r for r in self.rollups if r.name == name), None)
+        if found is None:
+            raise QueryError(f"unknown rollup '{name}' in database '{self.name}'", code="unknown_element",
+                             suggestions=nearest(name, [r.name for r in self.rollups]))
+        return found
+
+    def rollup_build_sql(self, name: str, since: str | None = None) -> str:
+        """The SQL (the layer's dialect) whose rows a rollup stores: its SMQ compiled by the engine, with no role and
+        no rollups; `since` (a day): only the periods from it on, for a partial rebuild."""
+        rollup = self.rollup(name)
+        target = self._dialect(None)
+        try:
+            resolved = QueryResolver(self.semantic, self.graph, Resolver(self.semantic), target).resolve(
+                parse_smq(build_smq(rollup, since)))
+            query = build_query(resolved, rollup)
+            tree = target.finish(QueryRenderer(self.semantic, target, lambda m: m.source).render(plan_query(query, self.semantic)))
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise InternalError(f"the compiler failed on rollup '{name}': {type(exc).__name__}: {exc}") from exc
+        return tree.sql(dialect=target.name, pretty=True, copy=False)
+
+    def rollup_build_routed(self, name: str, sources: Mapping[str, str | None], since: str | None = None) -> Compiled:
+        """A rollup's build query answered from other rollups where provably the same (a monthly one from a daily one:
+        rollups of rollups); `sources`: the rollups the store holds now (name -> None when usable). `store` says where
+        it runs: on the rollup store (DuckDB) or, from the facts, on the warehouse (the layer's dialect)."""
+        rollup = self.rollup(name)
+        target = self._dialect(None)
+        others = tuple(r for r in self.rollups if r.name != name)
+        try:
+            resolved = QueryResolver(self.semantic, self.graph, Resolver(self.semantic), target).resolve(
+                parse_smq(build_smq(rollup, since)))
+            query = build_query(resolved, rollup)
+            routed = route(query, others, dict(sources), None, all_or_none=self.rollups_embedded)
+            if routed.used and self.rollups_embedded:
+                target = dialect_of(EMBEDDED_DIALECT)
+            layer = self._routed_layer if routed.used else self.semantic
+            tree = target.finish(QueryRenderer(layer, target, lambda m: m.source).render(plan_query(routed.query, layer)))
+        except EngineError:
+            raise
+        except Exception as exc:
+            raise InternalError(f"the compiler failed on rollup '{name}': {type(exc).__name__}: {exc}") from exc
+        store = "rollups" if routed.used and self.rollups_embedded else "warehouse"
+        return Compiled(tree, target.name, store, routed.used, tuple(routed.decisions))
+
+    def rollup_usable(self) -> dict[str, str | None]:
+        """Rollup name -> None when it may answer now, else why not (not built, stale past its allowance)."""
+        with self._lock:
+            states = dict(self._rollup_states)
+        return usable(self.rollups, states, time.time())
 
     # -- facts -------------------------------------------------------------------------------
     @property
@@ -87,49 +176,89 @@ class Layer:
 
     # -- compile -------------------------------------------------------------------------------
     def compile(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
-                *, pretty: bool = True, use_cache: bool = True, shown: bool = False) -> str:
+                *, pretty: bool = True, use_cache: bool = True, shown: bool = False, rollups: bool = True) -> str:
         """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query. `shown`: the SQL as
-        it is shown to the role (its row filters' values named, not spelled out), not as it is run."""
+        it is shown to the role (its row filters' values named, not spelled out), not as it is run. `rollups`: answer
+        from rollups stored in the warehouse where provably the same (embedded ones: `compile_routed`)."""
         spec = parse_smq(smq)
         target = self._dialect(dialect)
-        key = (spec.canonical(), target.name, role, pretty, shown)
+        mode = self._mode(rollups, embedded_ok=False)
+        key = (spec.canonical(), target.name, role, pretty, shown, mode)
         if use_cache:
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self._compile_tree(spec, target, role, shown).sql(dialect=target.name, pretty=pretty, copy=False)
+        sql = self._compile_tree(spec, target, role, shown, mode).sql(dialect=target.name, pretty=pretty, copy=False)
         if use_cache:
             self._cache.put(key, sql)
         return sql
 
     def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
-                           *, shown: bool = False) -> exp.Query:
-        """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
-        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role, shown)
+                           *, shown: bool = False, rollups: bool = True) -> exp.Query:
+        """The compiled query as a sqlglot tree (for callers that rewrite or inspect it); it runs on the warehouse."""
+        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role, shown, self._mode(rollups, embedded_ok=False))
 
-    def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> dict[str, Any]:
-        """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py)."""
+    def compile_routed(self, smq: Mapping[str, Any] | str | SMQ, role: str | None = None, *, shown: bool = False,
+                       rollups: bool = True) -> Compiled:
+        """The query in the layer's dialect, or answered from the embedded rollup file (DuckDB's dialect) when every
+        aggregation can be: the caller runs it where `store` says (smq_db/rollups.py does)."""
+        spec, target = parse_smq(smq), self._dialect(None)
+        _, routed, _, tree, used = self._stages(spec, target, role, shown, self._mode(rollups, embedded_ok=True))
+        store = "rollups" if used.name != target.name or (routed.used and self.rollups_embedded) else "warehouse"
+        return Compiled(tree, used.name, store, routed.used, tuple(routed.decisions))
+
+    def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
+                *, rollups: bool = True) -> dict[str, Any]:
+        """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py), and per
+        aggregation the rollup that answers it or why none does."""
         spec, target = parse_smq(smq), self._dialect(dialect)
-        resolved, plan, tree = self._stages(spec, target, role, shown=True)
-        return {"database": self.name, "dialect": target.name, "role": role, "smq": spec.as_dict(),
-                "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan),
-                "sql": tree.sql(dialect=target.name, pretty=True, copy=False)}
+        mode = self._mode(rollups, embedded_ok=dialect is None)
+        resolved, routed, plan, tree, used = self._stages(spec, target, role, True, mode)
+        if not rollups:
+            decisions = [{"model": a.model, "rollup": None, "why": "rollups are off for this query"} for a in resolved.aggregations]
+        elif mode == "off":
+            decisions = [{"model": a.model, "rollup": None, "why": "no rollups declared" if not self.rollups else
+                          "the rollups are in the embedded store; this SQL is for the warehouse"} for a in resolved.aggregations]
+        else:
+            decisions = [d.as_dict() for d in routed.decisions]
+        return {"database": self.name, "dialect": used.name, "role": role, "smq": spec.as_dict(),
+                "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan), "rollups": decisions,
+                "sql": tree.sql(dialect=used.name, pretty=True, copy=False)}
 
-    def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> exp.Query:
-        return self._stages(spec, target, role, shown)[2]
+    def _mode(self, rollups: bool, *, embedded_ok: bool) -> str:
+        if not rollups or not self.rollups or (self.rollups_embedded and not embedded_ok):
+            return "off"
+        return "embedded" if self.rollups_embedded else "warehouse"
 
-    def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> tuple[ResolvedQuery, Node, exp.Query]:
-        """resolve -> plan -> render, each stage's result."""
+    def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False, mode: str = "off") -> exp.Query:
+        return self._stages(spec, target, role, shown, mode)[3]
+
+    def _role_rows(self, role: str | None, dialect: str) -> RoleRows | None:
+        found = self.role(role)
+        if found is None or not found.row_filters:
+            return None
+        restricted = frozenset(self.restricted_sources(role, dialect))
+        filters = tuple(RoleFilter(f.text, f.model, f.node, f.refs) for f in row_filters(self.semantic, found))
+        return RoleRows(restricted, filters, lambda a, b: _n_to_one_paths(self.graph, a, b))
+
+    def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False,
+                mode: str = "off") -> tuple[ResolvedQuery, Any, Node, exp.Query, Dialect]:
+        """resolve -> route to rollups -> plan -> render, each stage's result, and the dialect rendered in."""
         seen = self.visibility(role)
         try:
             names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
-            plan = plan_query(resolved, self.semantic)
-            sources = self.restricted_sources(role, target.name, shown=shown)
-            renderer = QueryRenderer(self.semantic, target, lambda m: sources.get(m.name, m.source))
-            return resolved, plan, target.finish(renderer.render(plan))
+            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name),
+                           all_or_none=mode == "embedded") if mode != "off" else Routed(resolved, [])
+            layer = self._routed_layer if routed.used else self.semantic
+            if routed.used and mode == "embedded":
+                target = dialect_of(EMBEDDED_DIALECT)
+            plan = plan_query(routed.query, layer)
+            sources = self.restricted_sources(role, target.name, shown=shown) if not (routed.used and mode == "embedded") else {}
+            renderer = QueryRenderer(layer, target, lambda m: sources.get(m.name, m.source))
+            return resolved, routed, plan, target.finish(renderer.render(plan)), target
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
@@ -251,7 +380,7 @@ def load_layer(directory: str | Path) -> Layer:
     enabled = gc.isenabled()
     gc.disable()  # see build_layer: bulk creation of long-lived objects
     try:
-        return Layer(build_layer(Path(directory), (check_layer_filters,)))
+        return Layer(build_layer(Path(directory), (check_layer_filters, check_rollups)))
     finally:
         if enabled:
             gc.enable()

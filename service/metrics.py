@@ -44,6 +44,7 @@ class ServiceMetrics:
                                  registry=self.registry)
         self.registry.register(ThreadPoolCollector())
         self.registry.register(ResultCacheCollector(app_state))
+        self.registry.register(RollupCollector())
 
     def started(self) -> None:
         self.in_progress.inc()
@@ -75,6 +76,18 @@ class ThreadPoolCollector(Collector):
                                 value=stats.tasks_waiting)
         yield GaugeMetricFamily("smq_worker_threads_total", "size of the worker-thread pool",
                                 value=stats.total_tokens)
+
+
+class RollupCollector(Collector):
+    """Queries of databases with rollups (docs/rollups.md), answered from a rollup or from the facts."""
+
+    def collect(self) -> Iterator[Metric]:
+        from smq_db.rollup_runs import HITS
+
+        yield CounterMetricFamily("smq_rollup_hits", "queries answered from a rollup since the service started",
+                                  value=HITS["rollup"])
+        yield CounterMetricFamily("smq_rollup_misses", "queries of databases with rollups answered from the facts",
+                                  value=HITS["facts"])
 
 
 class ResultCacheCollector(Collector):

@@ -27,6 +27,7 @@ OPTIONAL_COMMANDS = {
     "serve": "service_commands", "keys": "service_commands", "ask": "agent_commands", "directives": "explore_commands",
     "mcp": "explore_commands", "eval": "eval_commands", "init": "authoring_commands", "test": "authoring_commands",
     "lint": "authoring_commands", "import": "import_commands", "explain": "explain_command",
+    "rollups": "rollup_commands",
 }
 CORE_COMMANDS = ("validate", "compile", "elements", "query")
 

@@ -28,36 +28,66 @@ _SQL: LruCache[tuple, str] = LruCache(1024)
 _PAGES: LruCache[tuple, PagedSql] = LruCache(1024)
 
 
-def compiled_sql(layer: Any, smq: Any, role: str | None = None) -> str:
-    """`layer.compile(smq, role=role)` (the layer's dialect, pretty), checked read-only on its tree."""
+def _routed(layer: Any, spec: Any, role: str | None, rollups: bool, shown: bool = False) -> tuple[exp.Query, str, Any]:
+    """The compiled tree, its dialect, and a function remembering its text as answered from rollups (None: from
+    the facts; smq_db/rollup_runs.py runs it where they are)."""
+    if rollups and layer.rollups:
+        from .rollup_runs import mark_for_rollups
+        from .rollups import follow_store, store_path
+
+        follow_store(layer)
+        found = layer.compile_routed(spec, role, shown=shown)
+        if found.rollups:
+            path = store_path(layer) if found.store == "rollups" else None
+            return found.tree, found.dialect, lambda sql: mark_for_rollups(sql, path, found.rollups)
+        return found.tree, found.dialect, None
+    return layer.compile_expression(spec, layer.dialect, role, shown=shown, rollups=False), layer.dialect, None
+
+
+def _usable_key(layer: Any, rollups: bool) -> tuple:
+    if not rollups or not layer.rollups:
+        return ()
+    from .rollups import follow_store
+
+    follow_store(layer)
+    return tuple(sorted(n for n, why in layer.rollup_usable().items() if why is None))
+
+
+def compiled_sql(layer: Any, smq: Any, role: str | None = None, *, rollups: bool = True) -> str:
+    """`layer.compile(smq, role=role)` (the layer's dialect, pretty), checked read-only on its tree; answered from
+    rollups where the engine proves it the same (`rollups=False`: never)."""
     spec = parse_smq(smq)
-    key = (id(layer), layer.version, spec.canonical(), role)
+    key = (id(layer), layer.version, spec.canonical(), role, _usable_key(layer, rollups))
     hit = _SQL.get(key)
     if hit is not None:
         return hit
-    dialect = layer.dialect
-    tree = layer.compile_expression(spec, dialect, role)
+    tree, dialect, on_rollups = _routed(layer, spec, role, rollups)
     sql = tree.sql(dialect=dialect, pretty=True, copy=False)  # the tree is this call's own, as in Layer.compile
     vouch(tree, sql, dialect)
+    if on_rollups is not None:
+        on_rollups(sql)
     _SQL.put(key, sql)
     return sql
 
 
-def compiled_page(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 0, *, probe: bool = True) -> PagedSql:
+def compiled_page(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 0, *, probe: bool = True,
+                  rollups: bool = True) -> PagedSql:
     """`engine.paging.paged_sql`: the page's SQL to show and to run (with its probe row), the latter checked
     read-only on its tree."""
     spec = parse_smq(smq)
-    key = (id(layer), layer.version, spec.canonical(), role, limit, offset, probe)
+    key = (id(layer), layer.version, spec.canonical(), role, limit, offset, probe, _usable_key(layer, rollups))
     hit = _PAGES.get(key)
     if hit is not None:
         return hit
-    dialect = layer.dialect
-    page = paginate(layer.compile_expression(spec, dialect, role), limit, offset, probe=probe)
+    tree, dialect, on_rollups = _routed(layer, spec, role, rollups)
+    page = paginate(tree, limit, offset, probe=probe)
     run = page.run.sql(dialect=dialect, copy=False)  # paginate's trees are its own copies
     vouch(page.run, run, dialect)
+    if on_rollups is not None:
+        on_rollups(run)
     shown = page.shown
     if layer.shows_filters(role):  # the role sees its SQL with its row filters' values named (engine/access/roles.py)
-        shown = paginate(layer.compile_expression(spec, dialect, role, shown=True), limit, offset, probe=probe).shown
+        shown = paginate(_routed(layer, spec, role, rollups, shown=True)[0], limit, offset, probe=probe).shown
     result = PagedSql(shown.sql(dialect=dialect, pretty=True, copy=False), run, page.size)
     _PAGES.put(key, result)
     return result

@@ -55,8 +55,16 @@ def open_for_layer(layer: Layer, *, connection: Mapping[str, Any] | None = None,
     settings = dict(layer.semantic.connection if connection is None else connection)
     if one_shot:
         settings = bound_this_process(expand_env(settings))
-    return create_executor(settings, base_dir=layer.semantic.directory, dialect=layer.dialect,
-                           default_timeout_s=default_timeout_s)
+    executor = create_executor(settings, base_dir=layer.semantic.directory, dialect=layer.dialect,
+                               default_timeout_s=default_timeout_s)
+    if layer.rollups:
+        from .rollups import refresh_states, store_path
+
+        from .rollup_runs import RollupAwareExecutor
+
+        refresh_states(layer, executor)  # which rollups are built and fresh (the engine routes only to those)
+        return RollupAwareExecutor(executor, store_path(layer))
+    return executor
 
 
 def bound_this_process(settings: dict[str, Any]) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from .model import (
     TimeSpine,
 )
 from .reader import NAME_RULE, _kind, display_path
+from .rollups import read_rollups
 from .yamlpos import YMap, YSeq, where
 from .vocab import _flag, check_non_additive
 
@@ -434,6 +435,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
     joins = reader.joins()
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
+    rollups = read_rollups(reader)
     parts = {
         "name": db["name"],
         "description": db.get("description", ""),
@@ -446,6 +448,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "joins": tuple(joins),
         "roles": roles,
         "sources": sources,
+        "rollups": rollups,
         "directory": directory,
         "version": reader.hasher.hexdigest()[:16],
         "files": tuple(reader.files),

@@ -16,10 +16,13 @@ from ..errors import Location
 
 if TYPE_CHECKING:
     from .conversion import Conversion
+    from .rollups import Rollups
 
 DIMENSION_TYPES = ("string", "number", "boolean", "date", "timestamp")
 TIME_TYPES = ("date", "timestamp")
 AGGREGATIONS = ("sum", "count", "count_distinct", "avg", "min", "max", "percentile", "median")
+# a rollup's stored counts, added up again: 0, not NULL, over no rows, as COUNT is (engine/rollups/bind.py)
+SUM_OF_COUNTS = "sum_of_counts"
 PERCENTILE_AGGS = ("percentile", "median")  # they do not re-aggregate; some engines have none (engine/dialects)
 METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
@@ -410,3 +413,4 @@ class SemanticLayer:
     raw_sql_functions: frozenset[str] = field(default=frozenset())
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
     cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)
+    rollups: Rollups | None = None  # rollups.yml (engine/layer/rollups.py), bound by engine/rollups/bind.py

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, cast
 
 from sqlglot import exp
 
-from ..layer.model import GRAINS
+from ..layer.model import GRAINS, SUM_OF_COUNTS
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..resolve.resolved import Aggregation
     from .render import Renderer
 
-_REAGGREGATE = ("sum", "count", "min", "max")
+_REAGGREGATE = ("sum", "count", "min", "max", SUM_OF_COUNTS)  # the last: a rollup's stored counts
 CTEs = list[tuple[str, exp.Select]]
 
 
@@ -191,6 +191,6 @@ def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool
 
 def _reaggregate(agg: str, partial: exp.Expression) -> exp.Expression:
     """The aggregate of per-day partial results: a count is the sum of counts (0, not NULL, for none)."""
-    if agg == "count":
+    if agg in ("count", SUM_OF_COUNTS):
         return exp.Coalesce(this=exp.Sum(this=partial), expressions=[exp.Literal.number(0)])
     return cast(exp.Expression, {"sum": exp.Sum, "min": exp.Min, "max": exp.Max}[agg](this=partial))

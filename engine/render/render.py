@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..layer.exprs import qualify
 from .sqltree import aliased, col, ident
 from ..layer.joins import Path
-from ..layer.model import PERCENTILE_AGGS, Measure, Metric, Model, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
@@ -184,6 +184,8 @@ class Renderer:
             return exp.Count(this=exp.Star())
         if agg == "count_distinct":
             return exp.Count(this=exp.Distinct(expressions=[value]))
+        if agg == SUM_OF_COUNTS:
+            return exp.Coalesce(this=exp.Sum(this=value), expressions=[exp.Literal.number(0)])
         func = {"sum": exp.Sum, "count": exp.Count, "avg": exp.Avg, "min": exp.Min, "max": exp.Max}[agg]
         return cast(exp.Expression, func(this=value))
 

@@ -192,13 +192,23 @@ def run_semantic(ctx: Context, query: SemanticQuery, *, whole: bool = False) -> 
     check_limit(query.offset, settings.max_limit, "offset")
     max_rows = settings.max_rows
     executor = executor_for(state, database)
+    from smq_db.compiled import compiled_page, compiled_sql
+    from smq_db.rollup_runs import count, rollups_of
+
     if query.limit is None and not query.offset:
-        sql = layer.compile(query.smq, dialect=layer.dialect, role=database.role)
+        # with rollups: answered from one where provably the same (docs/rollups.md), as /query is
+        sql = compiled_sql(layer, query.smq, database.role) if layer.rollups else \
+            layer.compile(query.smq, dialect=layer.dialect, role=database.role)
+        run = sql
         result = executor.execute(sql, max_rows=max_rows, timeout_s=settings.query_timeout_s)
     else:
         limit = max_rows if query.limit is None else min(query.limit, max_rows)
-        page = paged_sql(layer, query.smq, database.role, limit, query.offset)
+        page = compiled_page(layer, query.smq, database.role, limit, query.offset) if layer.rollups else \
+            paged_sql(layer, query.smq, database.role, limit, query.offset)
+        run = page.run
         result = executor.execute(page.run, max_rows=page.size, timeout_s=settings.query_timeout_s)
+    if layer.rollups:
+        count(bool(rollups_of(run)))
     index = _column_index(result.columns, query.sources)
     picks = [index[o.source] for o in query.outputs]
     rows = [[row[i] for i in picks] for row in result.rows]

@@ -22,12 +22,14 @@ from starlette.concurrency import run_in_threadpool
 from engine.errors import EngineError, Location
 from engine.resolve.query import parse_smq
 from smq_db.compiled import compiled_page, compiled_sql
+from smq_db.rollup_runs import count as count_answer, rollups_of
 from ..columns import raw_columns, smq_columns
 from ..deps import Database, DatabaseDep, ServiceState, StateDep, executor_for_async
 from ..errors import ServiceError
 from ..lean_route import LeanRoute
 from ..result_cache import cached_rows_async, large_result
 from ..result_formats import OPENAPI_CONTENT, negotiate, respond
+from ..timing import record_timing_entry
 from ..total import total_rows
 from .rows import rows_payload
 from .schemas import QueryRequest, QueryResponse, problem_responses
@@ -42,6 +44,9 @@ FormatParam = Annotated[Literal["json", "csv", "arrow", "ndjson"] | None, Query(
 CsvSafeParam = Annotated[bool, Query(description="CSV only: text cells starting with = + - @ tab or CR get a leading ' so "
                                                 "spreadsheets show them as text, not run them as formulas; false: as stored")]
 TotalParam = Annotated[bool, Query(description="also count the rows of the whole answer (`total`; one more query)")]
+RollupsParam = Annotated[Literal["on", "off"], Query(
+    description="off: answer from the facts, never from a rollup (docs/rollups.md); on (default): from a rollup where "
+                "provably the same (Server-Timing names it)")]
 
 
 class LimitTooLarge(ServiceError):
@@ -66,7 +71,7 @@ def _fields(database: Database, smq: Any, columns: list[str], db_types: list[str
 
 
 async def run_query(body: QueryRequest, database: Database, state: ServiceState, request: Request,
-                    fmt: str | None, total: bool, csv_safe: bool = True) -> Response:
+                    fmt: str | None, total: bool, csv_safe: bool = True, rollups: bool = True) -> Response:
     """The rows of one SMQ page in the format asked for.
 
     On the event loop: compiling, the result cache's lookup and the answer's JSON are memory work, and a DuckDB
@@ -85,13 +90,21 @@ async def run_query(body: QueryRequest, database: Database, state: ServiceState,
     executor = await executor_for_async(state, database)
     smq = parse_smq(body.smq)  # once: compiling and typing the fields take the parsed SMQ
     if body.limit is None and not body.offset:
-        sql = compiled_sql(layer, smq, database.role)  # checked read-only on its tree: the executor does not parse it
-        shown = layer.compile(smq, dialect=layer.dialect, role=database.role, shown=True) if layer.shows_filters(database.role) else sql
-        run, size = sql, max_rows  # a role sees its filters' values named, not spelled out
+        sql = compiled_sql(layer, smq, database.role, rollups=rollups)  # checked read-only on its tree: the executor does not parse it
+        shown = sql
+        if layer.shows_filters(database.role):  # a role sees its filters' values named, not spelled out
+            shown = compiled_page(layer, smq, database.role, max_rows, probe=False, rollups=rollups).shown \
+                if rollups_of(sql) else layer.compile(smq, dialect=layer.dialect, role=database.role, shown=True, rollups=False)
+        run, size = sql, max_rows
     else:
         limit = max_rows if body.limit is None else min(body.limit, max_rows)
-        page = compiled_page(layer, smq, database.role, limit, body.offset)
+        page = compiled_page(layer, smq, database.role, limit, body.offset, rollups=rollups)
         run, shown, size = page.run, page.shown, page.size
+    if layer.rollups:
+        used = rollups_of(run)
+        count_answer(bool(used))
+        if used:
+            record_timing_entry(request.scope, f'rollup;desc="{",".join(used)}"')
     result = await cached_rows_async(
         request, database, run, size,
         lambda: executor.execute_async(run, max_rows=size, timeout_s=timeout_s, in_thread=run_in_threadpool),
@@ -112,8 +125,9 @@ async def run_query(body: QueryRequest, database: Database, state: ServiceState,
 @router.post("/{db}/query", response_model=QueryResponse, responses=OPENAPI_CONTENT,
              summary="Compile an SMQ and return its rows")
 async def query(body: QueryRequest, database: DatabaseDep, state: StateDep, request: Request,
-                format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True) -> Response:
-    return await run_query(body, database, state, request, format, total, csv_safe)
+                format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True,
+                rollups: RollupsParam = "on") -> Response:
+    return await run_query(body, database, state, request, format, total, csv_safe, rollups == "on")
 
 
 @router.get("/{db}/query", response_model=QueryResponse, responses=OPENAPI_CONTENT,
@@ -123,7 +137,8 @@ async def query_get(database: DatabaseDep, state: StateDep, request: Request,
                                                   "q=%7B%22metrics%22%3A%5B%22OrdersModel__orderCount%22%5D%7D")],
               limit: Annotated[int | None, Query(ge=0, description="page size (as in the POST body)")] = None,
               offset: Annotated[int, Query(ge=0, description="rows to skip")] = 0,
-              format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True) -> Response:
+              format: FormatParam = None, total: TotalParam = False, csv_safe: CsvSafeParam = True,
+              rollups: RollupsParam = "on") -> Response:
     try:
         smq = json.loads(q)
     except ValueError as err:
@@ -131,4 +146,4 @@ async def query_get(database: DatabaseDep, state: StateDep, request: Request,
     if not isinstance(smq, dict):
         raise ServiceError("q must be a JSON object (an SMQ)", code="invalid_request", location=Location(field="q"))
     body = QueryRequest.model_construct(smq=smq, limit=limit, offset=offset, total=False)
-    return await run_query(body, database, state, request, format, total, csv_safe)
+    return await run_query(body, database, state, request, format, total, csv_safe, rollups == "on")

@@ -35,6 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--db", required=True, help="database name")
     p.add_argument("--dialect", help="SQL dialect (default: the database's own)")
     p.add_argument("--role", help="compile as this access role (row filters, hidden elements)")
+    p.add_argument("--no-rollups", dest="rollups", action="store_false", help="the SQL over the facts, never a rollup")
     p.add_argument("smq", help="the SMQ as a JSON string, @file.json, or - for stdin")
     p.set_defaults(func=cmd_compile)
 
@@ -96,7 +97,9 @@ def cmd_compile(args: argparse.Namespace) -> int:
     layers = engine.load_layers(models_dir(args))
     layer = layers[args.db]
     try:
-        sql = layer.compile(read_smq(args.smq), dialect=args.dialect, role=args.role)
+        from .query_commands import compiled_text
+
+        sql = compiled_text(layer, read_smq(args.smq), args.dialect, args.role, args.rollups)
     except InternalError:
         raise  # main() reports it as a bug, exit code 4
     except EngineError as err:

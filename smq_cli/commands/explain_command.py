@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dialect", help="SQL dialect (default: the database's own)")
     p.add_argument("--role", help="as this access role")
     p.add_argument("--format", choices=("text", "json"), default="text", help="text for people (default), json for scripts")
+    p.add_argument("--no-rollups", dest="rollups", action="store_false", help="explain the query over the facts")
     p.add_argument("smq", help="the SMQ as a JSON string, @file.json, or - for stdin")
     p.set_defaults(func=cmd_explain)
 
@@ -29,7 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def cmd_explain(args: argparse.Namespace) -> int:
     layer = engine.load_layers(models_dir(args))[args.db]
     try:
-        report = layer.explain(read_smq(args.smq), dialect=args.dialect, role=args.role)
+        if layer.rollups and args.rollups:
+            from smq_db.rollups import refresh_states
+
+            refresh_states(layer)  # which rollups are built (the store's file; the warehouse is not reached)
+        report = layer.explain(read_smq(args.smq), dialect=args.dialect, role=args.role, rollups=args.rollups)
     except InternalError:
         raise  # main() reports it as a bug, exit code 4
     except EngineError as err:
@@ -56,6 +61,8 @@ def render_text(report: dict[str, Any]) -> str:
             lines.append(f"    join {join['path']}{' (fans out: deduplicated)' if join['fans_out'] else ''}")
         if agg.get("offset"):
             lines.append(f"    read at offset {agg['offset']}")
+    for entry in report.get("rollups", ()):
+        lines.append(f"  {entry['model']}: " + (f"from rollup {entry['rollup']}" if entry["rollup"] else f"from the facts ({entry['why']})"))
     for out in resolved["outputs"]:
         lines.append(f"  output {out['name']} = {out['template']}")
     lines += ["", "Plan"]

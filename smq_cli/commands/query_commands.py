@@ -36,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=FORMATS, default="table", help="how rows are printed (default: table)")
     p.add_argument("--explain", action="store_true", help="print the SQL instead of running it")
     p.add_argument("--dialect", help="with --explain: the SQL dialect (default: the database's own)")
+    p.add_argument("--no-rollups", dest="rollups", action="store_false", help="answer from the facts, never from a rollup")
     p.add_argument("smq", nargs="?", help="a whole SMQ instead of the options: JSON, @file.json or - for stdin")
     p.set_defaults(func=cmd_query)
 
@@ -75,12 +76,11 @@ def cmd_query(args: argparse.Namespace) -> int:
     smq = build_smq(args)
     layer = engine.load_layers(models_dir(args))[args.db]
     if args.explain:
-        print(layer.compile(smq, dialect=args.dialect, role=args.role))
+        print(compiled_text(layer, smq, args.dialect, args.role, args.rollups))
         return ExitCode.OK
     if args.dialect:
         raise QueryError("--dialect only applies with --explain: a query runs in its database's own dialect",
                          code="bad_arguments")
-    sql = compiled_sql(layer, smq, args.role)  # checked read-only on its tree: the executor does not parse it
     try:
         # a process of its own (the `smq` command): an embedded engine runs here, this process under its memory
         # bound, rather than in a worker process started for one query
@@ -89,6 +89,8 @@ def cmd_query(args: argparse.Namespace) -> int:
         print(f"smq: {layer.name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
     try:
+        # after opening: the executor reads which rollups are built and fresh
+        sql = compiled_sql(layer, smq, args.role, rollups=args.rollups)  # checked read-only on its tree
         result = executor.execute(sql, max_rows=MAX_ROWS, timeout_s=300)
     except ExecutionError as err:
         print(f"smq: {layer.name}: the database refused the query: {err.message}", file=sys.stderr)
@@ -105,6 +107,20 @@ def cmd_query(args: argparse.Namespace) -> int:
     if result.truncated:
         print(f"smq: only the first {MAX_ROWS:,} rows are shown; add a limit", file=sys.stderr)
     return ExitCode.OK
+
+
+def compiled_text(layer: Any, smq: Any, dialect: str | None, role: str | None, rollups: bool) -> str:
+    """The SQL a query runs, with a first comment naming the rollups answering it (and where it runs)."""
+    if not rollups or dialect is not None or not layer.rollups:
+        return layer.compile(smq, dialect=dialect, role=role, rollups=rollups)
+    from smq_db.rollups import refresh_states
+
+    refresh_states(layer)
+    found = layer.compile_routed(smq, role)
+    if not found.rollups:
+        return found.sql
+    where = "the embedded rollup store (DuckDB)" if found.store == "rollups" else "the warehouse"
+    return f"-- answered from rollup(s) {', '.join(found.rollups)}, on {where}\n{found.sql}"
 
 
 def render(columns: list[str], rows: list[list[Any]], fmt: str) -> str:

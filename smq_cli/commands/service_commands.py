@@ -36,6 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(or SMQ_ALLOW_OPEN_REMOTE=1)")
     p.add_argument("--reload-models", action="store_true", default=None,
                    help="watch the layer files (and the keys file) and reload what changes")
+    p.add_argument("--build-rollups", action="store_true",
+                   help="build the embedded rollups (rollups.yml) when due, checked every minute (docs/rollups.md)")
     p.add_argument("--max-rows", type=int, help="most rows per query (default: $SMQ_MAX_ROWS, then 10000)")
     p.add_argument("--query-timeout", type=float, metavar="SECONDS",
                    help="per-query timeout (default: $SMQ_QUERY_TIMEOUT_S, then 30)")
@@ -193,6 +195,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if settings.pg_port is not None:
         print(f"smq: SQL API over the PostgreSQL protocol on {settings.host}:{settings.pg_port} "
               f"(psql -h {settings.host} -p {settings.pg_port} -d <database>)", file=sys.stderr)
+    if getattr(args, "build_rollups", False):
+        import threading
+
+        from smq_db.rollups import build_on_schedule
+
+        stop = threading.Event()
+        threading.Thread(target=build_on_schedule, args=(settings.models_dir, stop),
+                         kwargs={"log": lambda text: print(text, file=sys.stderr)}, daemon=True, name="rollups").start()
+        print("smq: building due rollups every minute (--build-rollups)", file=sys.stderr)
     if settings.workers == 1:
         # the service logs one line per request itself (with its id): not uvicorn's access log, nor its log config
         uvicorn.run(app, host=settings.host, port=settings.port, log_level=settings.log_level, log_config=None,

@@ -1,0 +1,150 @@
+"""Every engine reference case, answered with rollups declared over it, equals its reference with rollups on and off
+(DuckDB and SQLite warehouses; the rollups in the embedded DuckDB store).
+
+For each case a rollup is declared per aggregation of the case's own resolved query (its model, its measures, the
+dimensions its keys and filters read, a time dimension with a grain at day), built from the warehouse, and the case is
+run twice: answered where the router allows (often from the rollups), and from the facts. Cases the router sends to
+the facts still count: they show it declined; the last test checks that many cases were answered from rollups."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from engine import Layer, LayerValidationError, load_layer
+from engine.resolve.names import Resolver
+from engine.resolve.query import parse_smq
+from engine.resolve.query_resolver import QueryResolver
+from smq_db import rollups
+from smq_db.compiled import compiled_sql
+from smq_db.executors.duckdb import DuckDBExecutor
+from smq_db.open import open_for_layer
+
+from ..engine.test_engines import CASES, assert_same_rows, shop_with_extra_metrics
+
+ENGINES = ("duckdb", "sqlite")
+ANSWERED: dict[str, int] = {"rollup": 0, "facts": 0}
+_DATETIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:")
+
+
+def _layer_folder(tmp: Path, name: str, engine: str, demo: Path) -> Path:
+    """A copy of the case's layer, on `engine`'s demo database."""
+    base = tmp / f"{name}-{engine}"
+    base.mkdir()
+    if name == "shop_with_extra_metrics":
+        folder = shop_with_extra_metrics(base).semantic.directory
+    else:
+        folder = base / "shop"
+        shutil.copytree(Path(__file__).resolve().parents[2] / "semantic_models" / "shop", folder,
+                        ignore=shutil.ignore_patterns("data"))
+    text = (folder / "database.yml").read_text()
+    text = re.sub(r"dialect: duckdb", f"dialect: {engine}", text, count=1)
+    text = text.replace("backend: duckdb", f"backend: {engine}").replace("path: data/shop.duckdb", f"path: {demo}")
+    text = text.replace("demo: shop", "")
+    (folder / "database.yml").write_text(text)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory: pytest.TempPathFactory, demo_files: dict[str, Path]) -> dict[tuple[str, str], Path]:
+    tmp = tmp_path_factory.mktemp("rollup-diff")
+    return {(name, engine): _layer_folder(tmp, name, engine, demo_files[engine])
+            for name in ("shop", "shop_with_extra_metrics") for engine in ENGINES}
+
+
+@pytest.fixture(scope="module")
+def reference(demo_files: dict[str, Path]) -> Any:
+    executor = DuckDBExecutor(demo_files["duckdb"])
+    yield executor
+    executor.close()
+
+
+def _rollups_for(layer: Layer, smq: dict) -> list[dict]:
+    """One rollup per aggregation of the case: what it reads, nothing more."""
+    resolved = QueryResolver(layer.semantic, layer.graph, Resolver(layer.semantic), layer._dialect(None)).resolve(parse_smq(smq))
+    out = []
+    for i, agg in enumerate(resolved.aggregations):
+        measures = sorted({c.measure.name for c in agg.columns if c.measure.non_additive is None})
+        refs = [*agg.keys, *(r for f in (*agg.where, *agg.metric_filters) for r in f.dimension_refs())]
+        if not measures or any(f.metric_refs() for f in (*agg.where, *agg.metric_filters)):
+            continue
+        dims: list[str] = []
+        time_dim = None
+        for ref in refs:
+            name = ".".join(ref.keys) + "." + ref.dimension.qualified_name if ref.keys else ref.dimension.qualified_name
+            if ref.dimension.is_time and (ref.grain or ref.date_part) and time_dim in (None, name):
+                time_dim = name
+            elif name not in dims:
+                dims.append(name)
+        rollup: dict[str, Any] = {"name": f"r{i}", "model": agg.model, "measures": measures, "dimensions": [d for d in dims if d != time_dim]}
+        if time_dim:
+            rollup.update(time_dimension=time_dim, grain="day")
+        out.append(rollup)
+    return out
+
+
+def _declare(folder: Path, declared: list[dict]) -> Layer | None:
+    """The layer with the rollups that bind (one that cannot, a fan-out path say, is left out)."""
+    for _ in range(len(declared) + 1):
+        (folder / "rollups.yml").write_text(yaml.safe_dump({"rollups": declared}, sort_keys=False))
+        try:
+            return load_layer(folder)
+        except LayerValidationError as err:
+            bad = {m for e in err.errors for m in re.findall(r"rollup '(r\d+)'", e.message)}
+            if not bad:
+                raise
+            declared = [r for r in declared if r["name"] not in bad]
+            if not declared:
+                return None
+    return None
+
+
+def _rows(rows: list[list]) -> list[tuple]:
+    return [tuple(v.replace("T", " ", 1) if isinstance(v, str) and _DATETIME.match(v) else v for v in row) for row in rows]
+
+
+# DuckDB: every case; SQLite: the cases of cases.yml (the rest take minutes on SQLite's facts; the rollup side is DuckDB)
+FIRST = {c["name"] for c in yaml.safe_load((Path(__file__).resolve().parents[1] / "engine" / "cases.yml").read_text())}
+PARAMS = [pytest.param(c, "duckdb", id=f"{c['name']}-duckdb") for c in CASES] + \
+    [pytest.param(c, "sqlite", id=f"{c['name']}-sqlite") for c in CASES if c["name"] in FIRST]
+
+
+@pytest.mark.parametrize(("case", "engine"), PARAMS)
+def test_case_equals_its_reference_with_rollups_on_and_off(folders, reference, case: dict, engine: str) -> None:
+    if engine in (case.get("refused_on") or {}):
+        pytest.skip(f"refused on {engine}")
+    folder = folders[(case.get("layer", "shop"), engine)]
+    for stale in folder.glob("rollups.duckdb*"):
+        stale.unlink()
+    plain = load_layer(folder) if not (folder / "rollups.yml").exists() else None
+    (folder / "rollups.yml").unlink(missing_ok=True)
+    declared = _rollups_for(plain or load_layer(folder), case["smq"])
+    layer = _declare(folder, declared) if declared else None
+    if layer is None:
+        pytest.skip("no rollup can be declared over this case")
+    executor = open_for_layer(layer, one_shot=True)
+    try:
+        rollups.build(layer, executor)
+        expected = _rows(reference.execute(case["reference"], max_rows=100_000).rows)
+        routed = layer.compile_routed(case["smq"])
+        ANSWERED["rollup" if routed.rollups else "facts"] += 1
+        for on in (True, False):
+            actual = _rows(executor.execute(compiled_sql(layer, case["smq"], rollups=on), max_rows=100_000,
+                                             timeout_s=300).rows)
+            assert_same_rows(actual, expected, case.get("ordered", False),
+                             f"{case['name']} on {engine}, rollups {'on' if on else 'off'} ({routed.rollups or 'facts'})")
+    finally:
+        executor.close()
+        (folder / "rollups.yml").unlink(missing_ok=True)
+
+
+def test_many_cases_were_answered_from_rollups() -> None:
+    if not ANSWERED["rollup"] + ANSWERED["facts"]:
+        pytest.skip("run with the cases")
+    print(f"answered from rollups: {ANSWERED}")
+    assert ANSWERED["rollup"] >= 0.3 * (ANSWERED["rollup"] + ANSWERED["facts"]), ANSWERED
