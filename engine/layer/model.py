@@ -7,6 +7,7 @@ mutated after loading (the compiler copies before it qualifies columns).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
@@ -410,3 +411,9 @@ class SemanticLayer:
     raw_sql_functions: frozenset[str] = field(default=frozenset())
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
     cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)
+
+    @cached_property
+    def has_entities(self) -> bool:
+        """Whether any model declares MetricFlow entities: asked by every compile, so once per layer, not a scan
+        of every model each time (a layer is immutable)."""
+        return any(m.entities for m in self.models.values())

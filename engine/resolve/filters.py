@@ -15,6 +15,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import Location, QueryError
+from ..layer.exprs import without_positions
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
@@ -135,7 +136,7 @@ def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, d
     statements = [s for s in statements if s is not None]
     if len(statements) != 1:
         raise QueryError(f"filter '{text}': write one boolean expression (no ';')", code="invalid_filter", location=Location(field=field))
-    node = cast(exp.Expression, statements[0])  # every parsed node is an Expression
+    node = without_positions(cast(exp.Expression, statements[0]))  # every parsed node is an Expression
     node, metric_refs = extract(node, text, field, resolver)  # METRIC(bookings, listing): a metric grouped by an entity
     check_allowed(node, text, field)
     if not isinstance(node.unnest() if isinstance(node, exp.Paren) else node, (*PREDICATES, exp.Column, exp.Dot)):
