@@ -7,7 +7,8 @@ Floor: for each of bench_engine.py's query shapes on the demo, an uncached `Laye
 does), the two timed alternately in the same process; the figure is compile / generation, median over rounds.
 Layer size: the same queries over a generated layer of 30 models and of `--models` models (bench/synthetic_layer.py),
 compiled alternately in one process; the figure is big / small. Load: a fresh interpreter loads the big layer
-(imports excluded, the first full GC pass included), best and median of the rounds.
+(imports excluded, the first full GC pass included), wall and CPU time, best and median of the rounds
+(`--load-only`: just that).
 `--base COMMIT` runs an old build (`git archive`) in the same rounds, each side in its own fresh process.
 """
 
@@ -71,10 +72,10 @@ LOAD = r"""
 import gc, sys, time
 sys.path.insert(0, '.')
 from engine import load_layer
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 layer = load_layer(sys.argv[1])
 gc.collect()
-print(time.perf_counter() - t, len(layer.models))
+print(time.perf_counter() - t, time.process_time() - c, len(layer.models))
 """
 
 
@@ -99,6 +100,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=60)
     ap.add_argument("--models", type=int, default=3000)
     ap.add_argument("--base")
+    ap.add_argument("--load-only", action="store_true", help="only the big layer's load")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         small = write_synthetic_layer(Path(tmp) / "small", 30) / "synthetic"
@@ -108,19 +110,36 @@ def main() -> None:
             sides = {"base": extract(args.base, Path(tmp) / "base"), **sides}
         floor: dict[str, dict[str, list[float]]] = {s: {} for s in sides}
         size: dict[str, dict[str, list[float]]] = {s: {} for s in sides}
-        loads: dict[str, list[float]] = {s: [] for s in sides}
+        loads: dict[str, list[float]] = {s: [] for s in sides}  # wall
+        cpus: dict[str, list[float]] = {s: [] for s in sides}
         for _ in range(args.rounds):
             for side, tree in sides.items():
+                wall, cpu, _n = run(tree, LOAD, str(big)).split()
+                loads[side].append(float(wall))
+                cpus[side].append(float(cpu))
+                if args.load_only:
+                    continue
                 got = json.loads(run(tree, SNIPPET, str(args.runs), str(ROOT / "semantic_models"), str(small), str(big)))
                 for name, (c, g) in got["floor"].items():
                     floor[side].setdefault(name, []).append(c / g)
                 for name, (s, b) in got["size"].items():
                     size[side].setdefault(name, []).append(b / s)
-                loads[side].append(float(run(tree, LOAD, str(big)).split()[0]))
     with open("/proc/loadavg") as f:
         load_avg = " ".join(f.read().split()[:3])
     names = list(sides)
     print(f"{args.rounds} rounds x {args.runs} runs, load average {load_avg}; medians over rounds")
+    if not args.load_only:
+        report(args, names, floor, size)
+    print(f"\nload of {args.models} models in a fresh process, s (bound 1.5)\n{'':32}" + "".join(f"{s:>8}" for s in names))
+    for label, got in (("wall", loads), ("CPU", cpus)):
+        print(f"{label + ', best':32}" + "".join(f"{min(got[s]):8.3f}" for s in names))
+        print(f"{label + ', median':32}" + "".join(f"{statistics.median(got[s]):8.3f}" for s in names))
+        if args.base:
+            ratios = [n / b for n, b in zip(got["now"], got["base"])]
+            print(f"{label + ', now / base (median)':32}{statistics.median(ratios):16.2f}")
+
+
+def report(args: argparse.Namespace, names: list[str], floor: dict, size: dict) -> None:
     print(f"\ncompile / sqlglot's generation of its tree (bound 2x)\n{'query':32}" + "".join(f"{s:>8}" for s in names))
     for q in floor["now"]:
         print(f"{q:32}" + "".join(f"{statistics.median(floor[s][q]):8.2f}" for s in names))
@@ -129,9 +148,6 @@ def main() -> None:
     print(f"\ncompile over {args.models} models / over 30 models (flat: 1.0)\n{'query':32}" + "".join(f"{s:>8}" for s in names))
     for q in size["now"]:
         print(f"{q:32}" + "".join(f"{statistics.median(size[s][q]):8.2f}" for s in names))
-    print(f"\nload of {args.models} models in a fresh process, s (bound 1.5)\n{'':32}" + "".join(f"{s:>8}" for s in names))
-    print(f"{'best':32}" + "".join(f"{min(loads[s]):8.3f}" for s in names))
-    print(f"{'median':32}" + "".join(f"{statistics.median(loads[s]):8.3f}" for s in names))
 
 
 if __name__ == "__main__":

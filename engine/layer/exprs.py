@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from functools import lru_cache
 
 import sqlglot
@@ -57,7 +57,10 @@ def _keywords(dialect: str) -> frozenset[str]:
 _POSITIONS = ("line", "col", "start", "end")
 
 
-def without_positions(node: exp.Expression) -> exp.Expression:
+_Node = TypeVar("_Node", bound=exp.Expr)
+
+
+def without_positions(node: _Node) -> _Node:
     """`node` with the parser's token positions dropped from its nodes' meta (in place). Nothing reads them once a
     snippet parsed, and every copy of a node deep-copies its meta dict through Python's `copy` module: on the
     layer's expressions, copied into every compile, that was most of a copy's cost."""
@@ -137,7 +140,7 @@ def parse_query(text: str, dialect: str) -> exp.Query:
     nodes = [n for n in nodes if n is not None]
     if len(nodes) != 1 or not isinstance(nodes[0], exp.Query):
         raise ExprError("expected exactly one SELECT query")
-    return cast(exp.Query, without_positions(nodes[0]))
+    return without_positions(nodes[0])
 
 
 def parse_table(text: str, dialect: str) -> exp.Table:
@@ -150,7 +153,7 @@ def parse_table(text: str, dialect: str) -> exp.Table:
         raise ExprError(f"not a table name: {exc}") from None
     if not isinstance(table, exp.Table) or not table.name:
         raise ExprError(f"not a table name: {text!r}")
-    return cast(exp.Table, without_positions(table))
+    return without_positions(table)
 
 
 def _is_scalar(node: exp.Expression) -> bool:
