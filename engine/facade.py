@@ -99,7 +99,7 @@ class Layer:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self._compile_tree(spec, target, role, shown).sql(dialect=target.name, pretty=pretty, copy=False)
+        sql = self._compile_tree(spec, target, role, shown).sql(dialect=target.sqlglot, pretty=pretty, copy=False)
         if use_cache:
             self._cache.put(key, sql)
         return sql
@@ -115,7 +115,7 @@ class Layer:
         resolved, plan, tree = self._stages(spec, target, role, shown=True)
         return {"database": self.name, "dialect": target.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan),
-                "sql": tree.sql(dialect=target.name, pretty=True, copy=False)}
+                "sql": tree.sql(dialect=target.sqlglot, pretty=True, copy=False)}
 
     def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False) -> exp.Query:
         return self._stages(spec, target, role, shown)[2]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from sqlglot import exp
@@ -417,3 +418,14 @@ class SemanticLayer:
         """Whether any model declares MetricFlow entities: asked by every compile, so once per layer, not a scan
         of every model each time (a layer is immutable)."""
         return any(m.entities for m in self.models.values())
+
+    @cached_property
+    def element_kinds(self) -> Mapping[str, str]:
+        """Every `Model__element` name mapped to 'dimension' or 'measure'; read-only."""
+        out: dict[str, str] = {}
+        for model in self.models.values():
+            for d in model.dimensions.values():
+                out[d.qualified_name] = "dimension"
+            for m in model.measures.values():
+                out[m.qualified_name] = "measure"
+        return MappingProxyType(out)
