@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from sqlglot import exp
 
 from ..errors import Location
+from ..lru import LruCache
 
 if TYPE_CHECKING:
     from .conversion import Conversion
@@ -418,6 +419,12 @@ class SemanticLayer:
         """Whether any model declares MetricFlow entities: asked by every compile, so once per layer, not a scan
         of every model each time (a layer is immutable)."""
         return any(m.entities for m in self.models.values())
+
+    @cached_property
+    def memo(self) -> LruCache[tuple, Any]:
+        """What later stages derive from this layer alone and would otherwise redo per query (its metrics' filters,
+        parsed and checked), kept with it: a layer is immutable, so an entry never goes stale."""
+        return LruCache(4096)
 
     @cached_property
     def element_kinds(self) -> Mapping[str, str]:

@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, cast
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import Location, QueryError
-from ..layer.exprs import without_positions
+from ..layer.exprs import parse_statements, without_positions
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
@@ -126,7 +125,7 @@ def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, d
         raise QueryError(too_deep_message("filter"), code="too_deeply_nested", location=Location(field=field))
     source = expand_templates(text, field)  # MetricFlow's `{{ Dimension('listing__x') }}` -> listing__x
     try:
-        statements = sqlglot.parse(source, read=dialect)
+        statements = parse_statements(source, dialect)
     except (ParseError, TokenError) as exc:
         first = (getattr(exc, "errors", None) or [{}])[0]
         detail = first.get("description") or str(exc).splitlines()[0]
