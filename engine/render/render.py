@@ -89,7 +89,7 @@ class JoinTree:
         return self.aliases[tuple((s.edge.index, s.forward) for s in path)]
 
     def select(self) -> exp.Select:
-        query = exp.Select().from_(aliased(self.source_for(self.root), self.root_alias))
+        query = exp.Select().from_(aliased(self.source_for(self.root), self.root_alias), copy=False)
         for join in self.joins:
             query = query.join(join, copy=False)
         return query
@@ -222,7 +222,7 @@ class Renderer:
         if group.dedupe:
             inner = inner.distinct(copy=False)
         name = "dedup" if group.dedupe else "semi"
-        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))))
+        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))), copy=False)
         if semi is not None:
             outer = outer.where(on_window(name), copy=False)
         keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]

@@ -111,7 +111,7 @@ class QueryRenderer(Renderer):
         spent = set()
         query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping, spent), o.name, quoted=True, copy=False)
                                         for o in node.outputs])
-        query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))))
+        query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))), copy=False)
         if node.having:
             query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=True)
         for cte_name, cte in ctes:
@@ -130,13 +130,13 @@ class QueryRenderer(Renderer):
             projection: list[exp.Expr] = [col(k) for k in keys]
             projection += [col(a) if a in own else exp.alias_(self.dialect.typed_null(owner[a], a), a, quoted=True, copy=False)
                            for a in agg_ids]
-            branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id)))
+            branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id), copy=False))
         stacked: exp.Query = branches[0]
         for branch in branches[1:]:
             stacked = exp.union(stacked, branch, distinct=False, copy=False)
         merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True, copy=False)
                                                                   for a in agg_ids])
-        merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))))
+        merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))), copy=False)
         if keys:
             merged = merged.group_by(*[col(k) for k in keys], copy=False)
         return merged
