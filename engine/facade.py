@@ -190,7 +190,7 @@ class Layer:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self._compile_tree(spec, target, role, shown, mode).sql(dialect=target.name, pretty=pretty, copy=False)
+        sql = self._compile_tree(spec, target, role, shown, mode).sql(dialect=target.sqlglot, pretty=pretty, copy=False)
         if use_cache:
             self._cache.put(key, sql)
         return sql
@@ -225,7 +225,7 @@ class Layer:
             decisions = [d.as_dict() for d in routed.decisions]
         return {"database": self.name, "dialect": used.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan), "rollups": decisions,
-                "sql": tree.sql(dialect=used.name, pretty=True, copy=False)}
+                "sql": tree.sql(dialect=used.sqlglot, pretty=True, copy=False)}
 
     def _mode(self, rollups: bool, *, embedded_ok: bool) -> str:
         if not rollups or not self.rollups or (self.rollups_embedded and not embedded_ok):

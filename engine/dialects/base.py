@@ -10,10 +10,12 @@ differently. Everything returns sqlglot expressions; nothing here glues SQL text
 
 from __future__ import annotations
 
+from functools import lru_cache
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
 if TYPE_CHECKING:
     from . import Engine
@@ -70,6 +72,11 @@ def float_division(numerator: exp.Expression, denominator: exp.Expression) -> ex
     return exp.Div(this=exp.Cast(this=numerator, to=data_type("DOUBLE")), expression=exp.Nullif(this=denominator, expression=num(0)))
 
 
+@lru_cache(maxsize=None)
+def _sqlglot_dialect(name: str) -> SqlglotDialect:
+    return SqlglotDialect.get_or_raise(name)
+
+
 class Dialect:
     """One engine's quirks and traits. Subclasses set the class attributes and override the methods."""
 
@@ -118,6 +125,11 @@ class Dialect:
 
     def __repr__(self) -> str:
         return f"<dialect {self.name}>"
+
+    @property
+    def sqlglot(self) -> SqlglotDialect:
+        """sqlglot's dialect object for it, made once: a dialect given by name is built anew for every `.sql()`."""
+        return _sqlglot_dialect(self.name)
 
     # -- dates and periods ---------------------------------------------------------------------------
     def to_date(self, value: exp.Expression) -> exp.Expression:

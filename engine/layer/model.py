@@ -7,12 +7,15 @@ mutated after loading (the compiler copies before it qualifies columns).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from sqlglot import exp
 
 from ..errors import Location
+from ..lru import LruCache
 
 if TYPE_CHECKING:
     from .conversion import Conversion
@@ -414,3 +417,26 @@ class SemanticLayer:
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
     cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)
     rollups: Rollups | None = None  # rollups.yml (engine/layer/rollups.py), bound by engine/rollups/bind.py
+
+    @cached_property
+    def has_entities(self) -> bool:
+        """Whether any model declares MetricFlow entities: asked by every compile, so once per layer, not a scan
+        of every model each time (a layer is immutable)."""
+        return any(m.entities for m in self.models.values())
+
+    @cached_property
+    def memo(self) -> LruCache[tuple, Any]:
+        """What later stages derive from this layer alone and would otherwise redo per query (its metrics' filters,
+        parsed and checked), kept with it: a layer is immutable, so an entry never goes stale."""
+        return LruCache(4096)
+
+    @cached_property
+    def element_kinds(self) -> Mapping[str, str]:
+        """Every `Model__element` name mapped to 'dimension' or 'measure'; read-only."""
+        out: dict[str, str] = {}
+        for model in self.models.values():
+            for d in model.dimensions.values():
+                out[d.qualified_name] = "dimension"
+            for m in model.measures.values():
+                out[m.qualified_name] = "measure"
+        return MappingProxyType(out)

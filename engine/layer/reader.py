@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from functools import lru_cache
 import re
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,26 @@ NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 def display_path(path: Path) -> str:
     """A path as users see it in messages: relative to the working directory when inside it."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
+    folder = _relative_folder(os.getcwd(), str(path.parent)) if path.name else None
+    if folder is None:
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:  # another drive on Windows
+            return str(path)
+    else:
+        rel = path.name if folder == "." else os.path.join(folder, path.name)
     return str(path) if rel.startswith("..") else rel
+
+
+@lru_cache(maxsize=256)
+def _relative_folder(cwd: str, folder: str) -> str | None:
+    """`folder` relative to the working directory `cwd`, worked out once per folder: os.path.relpath makes both sides
+    absolute, for each of a large layer's thousands of files. None when outside it (or on another drive)."""
+    try:
+        rel = os.path.relpath(folder, cwd)
+    except ValueError:
+        return None
+    return None if rel.startswith("..") else rel
 
 
 class BaseReader:

@@ -3,6 +3,7 @@ primary keys where fan-out can happen, access roles, and columns against sources
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from graphlib import CycleError, TopologicalSorter
 
 from sqlglot import exp
@@ -14,15 +15,10 @@ from .joins import FLIP
 from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
 
 
-def element_names(layer: SemanticLayer) -> dict[str, str]:
-    """Every `Model__element` name mapped to 'dimension' or 'measure'."""
-    out: dict[str, str] = {}
-    for model in layer.models.values():
-        for d in model.dimensions.values():
-            out[d.qualified_name] = "dimension"
-        for m in model.measures.values():
-            out[m.qualified_name] = "measure"
-    return out
+def element_names(layer: SemanticLayer) -> Mapping[str, str]:
+    """Every `Model__element` name mapped to 'dimension' or 'measure' (the layer's, built once: the layer's checks
+    and the query checks of its filters both ask)."""
+    return layer.element_kinds
 
 
 def _strip_grain(name: str) -> str:
@@ -62,7 +58,7 @@ def _check_joins(layer: SemanticLayer, errors: ErrorCollector) -> None:
         seen[ident] = str(edge.location)
 
 
-def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str], measures: list[str]) -> None:
+def _check_metrics(layer: SemanticLayer, errors: ErrorCollector, elements: Mapping[str, str], dimensions: list[str], measures: list[str]) -> None:
     graph: dict[str, list[str]] = {}  # metric -> the metrics it reads, in the order met
     for metric in layer.metrics.values():
         graph.setdefault(metric.name, [])
@@ -176,7 +172,7 @@ def _check_primary_keys(layer: SemanticLayer, errors: ErrorCollector) -> None:
                 break
 
 
-def _check_roles(layer: SemanticLayer, errors: ErrorCollector, elements: dict[str, str], dimensions: list[str]) -> None:
+def _check_roles(layer: SemanticLayer, errors: ErrorCollector, elements: Mapping[str, str], dimensions: list[str]) -> None:
     for role in layer.roles.values():
         for name in role.hidden:
             if name not in elements and name not in layer.metrics:

@@ -88,7 +88,7 @@ def conversion_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     attributed = (
         exp.Select(expressions=[col("v", "c"), *[col(f"g{i}", "b") for i in range(len(keys))], *carried,
                                 exp.alias_(closest, "rn", quoted=True)])
-        .from_(exp.Table(this=ident(base_name), alias=exp.TableAlias(this=ident("b"))))
+        .from_(exp.Table(this=ident(base_name), alias=exp.TableAlias(this=ident("b"))), copy=False)
         .join(exp.Table(this=ident(conv_name_cte), alias=exp.TableAlias(this=ident("c"))), on=exp.and_(*on), join_type="INNER", copy=False)
     )
     if group.offset is not None:
@@ -97,7 +97,7 @@ def conversion_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     key_cols = [col(f"g{i}") for i in range(len(keys))]
     counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_cols)],
                                        exp.alias_(renderer.aggregate(conv_measure.agg, col("v")), group.columns[0].id, quoted=True)])
-               .from_(ident(attributed_name)).where(exp.EQ(this=col("rn"), expression=exp.Literal.number(1)), copy=False))
+               .from_(ident(attributed_name), copy=False).where(exp.EQ(this=col("rn"), expression=exp.Literal.number(1)), copy=False))
     if key_cols:
         counted = counted.group_by(*[k.copy() for k in key_cols], copy=False)
     return [(base_name, base_rows), (conv_name_cte, conv_rows), (attributed_name, attributed), (group.id, counted)]
@@ -152,7 +152,7 @@ def _conversion_events(renderer: Renderer, group: Aggregation, model: Model, mea
         rows = rows.where(*[renderer.filter_expr(f, render_ref) for f in conversions_of(group).filters], copy=False)
     else:
         alias = "conversion_events"
-        rows = exp.Select().from_(aliased(renderer.source_for(model), alias))
+        rows = exp.Select().from_(aliased(renderer.source_for(model), alias), copy=False)
     day = _period(qualify(time.node, alias), grain, dialect)
     value = qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
     projection = [
@@ -176,7 +176,7 @@ def shifted_conversions(renderer: Renderer, group: Aggregation, keys: tuple[DimR
     grain = join_grain(offset, keys, dim)
     periods_name = f"{group.id}_periods"
     periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(col(layer.time_spine.column, "spine"), grain), "period", quoted=True)])
-               .from_(aliased(layer.time_spine.table_node, "spine")))
+               .from_(aliased(layer.time_spine.table_node, "spine"), copy=False))
     if grain != "day":
         periods = periods.distinct(copy=False)
     period = col("period", "p")
@@ -199,7 +199,7 @@ def shifted_conversions(renderer: Renderer, group: Aggregation, keys: tuple[DimR
     key_exprs = [on_axis(ref) if i in shifted else col(f"g{i}", "a") for i, ref in enumerate(keys)]
     counted = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                        exp.alias_(renderer.aggregate(agg, col("v", "a")), group.columns[0].id, quoted=True)])
-               .from_(exp.Table(this=ident(attributed), alias=exp.TableAlias(this=ident("a"))))
+               .from_(exp.Table(this=ident(attributed), alias=exp.TableAlias(this=ident("a"))), copy=False)
                .join(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                      on=exp.EQ(this=looked_up, expression=row_day), join_type="INNER", copy=False)
                .where(*conditions, copy=False))

@@ -83,7 +83,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     spine_col = col(spine.column, "spine")
 
     def rows_bound(agg: type[exp.Func]) -> exp.Expression:
-        return exp.Subquery(this=exp.Select(expressions=[agg(this=col("t"))]).from_(ident(rows_name)))
+        return exp.Subquery(this=exp.Select(expressions=[agg(this=col("t"))]).from_(ident(rows_name), copy=False))
 
     bounds: list[exp.Expression] = [exp.GTE(this=spine_col.copy(), expression=rows_bound(exp.Min))]  # no window before the first row
     if not nonempty:  # every period from the first to the last with rows (all the days of those periods when daily)
@@ -102,7 +102,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         bounds.append(exp.In(this=dialect.truncate(spine_col.copy(), period_grain), query=exp.Subquery(this=read)))
     periods = (
         exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True)])
-        .from_(aliased(spine.table_node, "spine"))
+        .from_(aliased(spine.table_node, "spine"), copy=False)
         .where(*bounds, copy=False)
         .distinct(copy=False)
     )
@@ -128,7 +128,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         day_keys = [col("t")] + [col(f"g{i}") for i, t in enumerate(is_time) if not t]
         inputs = [exp.alias_(renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True)
                   for a in group.columns]
-        ctes.append((joined, exp.Select(expressions=[*[k.copy() for k in day_keys], *inputs]).from_(ident(rows_name))
+        ctes.append((joined, exp.Select(expressions=[*[k.copy() for k in day_keys], *inputs]).from_(ident(rows_name), copy=False)
                      .group_by(*day_keys, copy=False)))
     join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
                     **({"kind": "INNER"} if other_keys or nonempty else {"side": "LEFT"}))
@@ -151,7 +151,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     names = ([f"g{i}" for i, t in enumerate(is_time) if not t] + ["day"]) if daily else [f"g{i}" for i in range(len(keys))]
     running = (
         exp.Select(expressions=[*[exp.alias_(k, n, quoted=True) for k, n in zip(key_exprs, names)], *values])
-        .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+        .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
         .join(join, copy=False)
         .group_by(*[k.copy() for k in key_exprs], copy=False)
     )
@@ -176,16 +176,16 @@ def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool
         return (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                         *[exp.alias_(exp.Avg(this=exp.Cast(this=col(a.id, "d"), to=exp.DataType.build("DOUBLE"))), a.id, quoted=True)
                                           for a in group.columns]])  # in floating point: MySQL's AVG of integers keeps 4 decimals
-                .from_(source).group_by(*[k.copy() for k in key_exprs], copy=False))
+                .from_(source, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False))
     # first / last: the value of the period's first / last day that has one (ROW_NUMBER: every engine has it)
     partition = [period.copy()] + [col(f"g{i}", "d") for i, t in enumerate(is_time) if not t]
     rank = exp.Window(this=exp.RowNumber(), partition_by=partition,
                       order=exp.Order(expressions=[exp.Ordered(this=day.copy(), desc=metric.period_agg != "first")]))
     ranked = exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "d"), a.id, quoted=True) for a in group.columns],
-                                     exp.alias_(rank, "__rank", quoted=True)]).from_(source)
+                                     exp.alias_(rank, "__rank", quoted=True)]).from_(source, copy=False)
     return (exp.Select(expressions=[*[col(f"g{i}", "ranked") for i in range(len(keys))], *[col(a.id, "ranked") for a in group.columns]])
-            .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("ranked"))))
+            .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("ranked"))), copy=False)
             .where(exp.EQ(this=col("__rank", "ranked"), expression=exp.Literal.number(1)), copy=False))
 
 

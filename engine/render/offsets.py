@@ -57,7 +57,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     spine_col = col(spine.column, "spine")
     periods_name = f"{group.id}_periods"
     period_expr = dialect.truncate(spine_col, grain)  # a DATE, as the other aggregations group by
-    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"))
+    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"), copy=False)
     if grain != "day":
         periods = periods.distinct(copy=False)
 
@@ -93,7 +93,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
         projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
                        for a in group.columns]
         inner = query.select(*projection, copy=False).distinct(copy=False)
-        query = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))))
+        query = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident("dedup"))), copy=False)
         key_exprs = [col(f"g{i}", "dedup") for i in range(len(key_exprs))]
         aggs = {a.id: renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}", "dedup")) for a in group.columns}
     else:
@@ -142,13 +142,13 @@ def offset_cumulative(renderer: Renderer, group: Aggregation, keys: tuple[DimRef
     unshifted = f"{group.id}_unshifted"
     periods_name = f"{group.id}_shifted_periods"
     periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(day.copy(), grain), "period", quoted=True)])
-               .from_(aliased(spine.table_node, "spine")).distinct(copy=False))
+               .from_(aliased(spine.table_node, "spine"), copy=False).distinct(copy=False))
     if cumulative_of(group).time_filters:
         periods = periods.where(*[renderer.filter_expr(f, renderer.on_spine(day)) for f in cumulative_of(group).time_filters], copy=False)
     period = col("period", "p")
     looked_up = (dialect.shift(period.copy(), -offset.window.count, offset.window.unit) if offset.window is not None
                  else dialect.truncate(period.copy(), str(offset.to_grain)))
-    read = (exp.Select(expressions=[looked_up.copy()]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+    read = (exp.Select(expressions=[looked_up.copy()]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
             if cumulative_of(group).time_filters else None)
     ctes = cumulative_ctes(renderer, group, keys, group.where, cumulative_of(group).time_filters, read)
     join_key = next(i for i in time_keys if not keys[i].date_part)
@@ -156,7 +156,7 @@ def offset_cumulative(renderer: Renderer, group: Aggregation, keys: tuple[DimRef
                  if keys[i].date_part else period.copy() for i in range(len(keys))]
     final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.columns]])
-             .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+             .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
              .join(exp.Table(this=ident(unshifted), alias=exp.TableAlias(this=ident("c"))),
                    on=exp.EQ(this=col(f"g{join_key}", "c"), expression=looked_up), join_type="INNER", copy=False))
     name, last = ctes[-1]

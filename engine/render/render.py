@@ -81,7 +81,7 @@ class JoinTree:
                 self.aliases[prefix] = alias
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
                 on = exp.and_(*[exp.EQ(this=qualify(left, from_alias), expression=qualify(right, to_alias))
-                                for left, right in step.edge.key_pairs()])
+                                for left, right in step.edge.key_pairs()], copy=False)
                 kwargs = {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
                 self.joins.append(exp.Join(this=aliased(source_for(target), alias), on=on, **kwargs))
 
@@ -89,7 +89,7 @@ class JoinTree:
         return self.aliases[tuple((s.edge.index, s.forward) for s in path)]
 
     def select(self) -> exp.Select:
-        query = exp.Select().from_(aliased(self.source_for(self.root), self.root_alias))
+        query = exp.Select().from_(aliased(self.source_for(self.root), self.root_alias), copy=False)
         for join in self.joins:
             query = query.join(join, copy=False)
         return query
@@ -213,17 +213,18 @@ class Renderer:
             aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.columns}
             return query, key_exprs, aggs
         # fan-out: one row per (primary key, group) before aggregating; semi-additive: only the window's rows count
-        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)] \
+        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True, copy=False)
+                      for i, pk in enumerate(model.primary_key_nodes)] \
             if group.dedupe else []
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True) for a in group.columns]
+        projection += [exp.alias_(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True, copy=False) for a in group.columns]
         if semi is not None:
             projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
         inner = query.select(*projection, copy=False)
         if group.dedupe:
             inner = inner.distinct(copy=False)
         name = "dedup" if group.dedupe else "semi"
-        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))))
+        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))), copy=False)
         if semi is not None:
             outer = outer.where(on_window(name), copy=False)
         keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]
@@ -232,8 +233,9 @@ class Renderer:
 
     def group_cte(self, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
         query, key_exprs, aggs = self.group_parts(group, keys, where)
-        projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
+        # built for this query alone: aliased in place (the GROUP BY takes copies of the keys)
+        projection = [exp.alias_(k, f"g{i}", quoted=True, copy=False) for i, k in enumerate(key_exprs)]
+        projection += [exp.alias_(v, k, quoted=True, copy=False) for k, v in aggs.items()]
         query = query.select(*projection, copy=False)
         if key_exprs:
             query = query.group_by(*[k.copy() for k in key_exprs], copy=False)

@@ -28,7 +28,7 @@ def spine_query(plan: SpinePeriods, renderer: Renderer) -> exp.Select:
 
     keys = [render_ref(ref) for ref in plan.group_keys]
     query = exp.Select(expressions=[exp.alias_(k, ref.text, quoted=True) for k, ref in zip(keys, plan.group_keys)])
-    query = query.from_(aliased(spine.table_node, "spine")).distinct(copy=False)
+    query = query.from_(aliased(spine.table_node, "spine"), copy=False).distinct(copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in plan.where]
     if conditions:
         query = query.where(*conditions, copy=False)

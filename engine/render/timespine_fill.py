@@ -120,7 +120,7 @@ def fill_from_timespine(query: exp.Query, plan: SpineFill, renderer: Renderer) -
         return dialect.truncate(day.copy(), ref.grain or "day")
 
     periods = exp.Select(expressions=[exp.alias_(value(i), c, quoted=True) for i, c in columns.items()])
-    periods = periods.from_(_aliased(spine.table_node, "spine"))
+    periods = periods.from_(_aliased(spine.table_node, "spine"), copy=False)
     if bounds:
         periods = periods.where(*bounds, copy=False)
     # a metric filter holds on the filled value: the result's, or over empty inputs in a period the spine adds
@@ -130,7 +130,7 @@ def fill_from_timespine(query: exp.Query, plan: SpineFill, renderer: Renderer) -
     on = exp.and_(*[exp.EQ(this=_col(names[i], "r"), expression=_col(c, "p")) for i, c in columns.items()])
     join = exp.Join(this=exp.Table(this=_ident("result"), alias=exp.TableAlias(this=_ident("r"))), on=on, side="LEFT")
     out = (exp.Select(expressions=projection)
-           .from_(exp.Table(this=_ident("periods"), alias=exp.TableAlias(this=_ident("p"))))
+           .from_(exp.Table(this=_ident("periods"), alias=exp.TableAlias(this=_ident("p"))), copy=False)
            .join(join, copy=False))
     if having:
         out = out.where(*having, copy=False)

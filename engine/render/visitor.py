@@ -24,12 +24,20 @@ from .timespine_fill import fill_from_timespine, having_column
 CTEs = list[tuple[str, exp.Select]]
 
 
-def _fill(template: exp.Expression, mapping: dict[str, exp.Expression]) -> exp.Expression:
-    """Replace the placeholders g0.., a0.. of an output template by real expressions."""
+def _fill(template: exp.Expression, mapping: dict[str, exp.Expression], spent: set[str]) -> exp.Expression:
+    """Replace the placeholders g0.., a0.. of an output template by real expressions. The expressions are built for
+    this query alone: the first use of one takes it, later ones (`spent` names) a copy (a deep copy per use was a
+    tenth of compiling a one-model query)."""
 
     def fn(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Column) and not node.table and node.name in mapping:
-            return mapping[node.name].copy()
+        if isinstance(node, exp.Column) and not node.table:
+            name = node.name
+            found = mapping.get(name)
+            if found is not None:
+                if name in spent:
+                    return found.copy()
+                spent.add(name)
+                return found
         return node
 
     return template.copy().transform(fn, copy=False)
@@ -83,11 +91,13 @@ class QueryRenderer(Renderer):
             query, key_exprs, aggs = self.group_parts(agg, agg.keys, agg.where)
             mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
             mapping.update(aggs)
-            query = query.select(*[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in node.outputs], copy=False)
+            spent: set[str] = set()
+            query = query.select(*[exp.alias_(_fill(o.template, mapping, spent), o.name, quoted=True, copy=False)
+                                   for o in node.outputs], copy=False)
             if key_exprs:
                 query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
             if node.having:
-                query = _having(query, [_fill(h, mapping) for h in node.having], node.having_as_columns, where=False)
+                query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=False)
             return query
         ctes = [cte for leaf in source.inputs for cte in self.ctes(leaf)]
         keys = [f"g{i}" for i in range(source.keys)]
@@ -98,10 +108,12 @@ class QueryRenderer(Renderer):
             ctes.append(("merged", self.visit_Merge(source)))
             name = "merged"
         mapping = {key: col(key, "m") for key in keys + agg_ids}
-        query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping), o.name, quoted=True) for o in node.outputs])
-        query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))))
+        spent = set()
+        query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping, spent), o.name, quoted=True, copy=False)
+                                        for o in node.outputs])
+        query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))), copy=False)
         if node.having:
-            query = _having(query, [_fill(h, mapping) for h in node.having], node.having_as_columns, where=True)
+            query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=True)
         for cte_name, cte in ctes:
             query = query.with_(ident(cte_name), as_=cte, copy=False)
         return query
@@ -116,13 +128,15 @@ class QueryRenderer(Renderer):
         for leaf in merge.inputs:
             own = {c.id for c in leaf.agg.columns}
             projection: list[exp.Expr] = [col(k) for k in keys]
-            projection += [col(a) if a in own else exp.alias_(self.dialect.typed_null(owner[a], a), a, quoted=True) for a in agg_ids]
-            branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id)))
+            projection += [col(a) if a in own else exp.alias_(self.dialect.typed_null(owner[a], a), a, quoted=True, copy=False)
+                           for a in agg_ids]
+            branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id), copy=False))
         stacked: exp.Query = branches[0]
         for branch in branches[1:]:
-            stacked = exp.union(stacked, branch, distinct=False)
-        merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True) for a in agg_ids])
-        merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))))
+            stacked = exp.union(stacked, branch, distinct=False, copy=False)
+        merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True, copy=False)
+                                                                  for a in agg_ids])
+        merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))), copy=False)
         if keys:
             merged = merged.group_by(*[col(k) for k in keys], copy=False)
         return merged

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, cast
 
-import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import Location, QueryError
+from ..layer.exprs import parse_statements, without_positions
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
@@ -125,7 +125,7 @@ def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, d
         raise QueryError(too_deep_message("filter"), code="too_deeply_nested", location=Location(field=field))
     source = expand_templates(text, field)  # MetricFlow's `{{ Dimension('listing__x') }}` -> listing__x
     try:
-        statements = sqlglot.parse(source, read=dialect)
+        statements = parse_statements(source, dialect)
     except (ParseError, TokenError) as exc:
         first = (getattr(exc, "errors", None) or [{}])[0]
         detail = first.get("description") or str(exc).splitlines()[0]
@@ -135,7 +135,7 @@ def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, d
     statements = [s for s in statements if s is not None]
     if len(statements) != 1:
         raise QueryError(f"filter '{text}': write one boolean expression (no ';')", code="invalid_filter", location=Location(field=field))
-    node = cast(exp.Expression, statements[0])  # every parsed node is an Expression
+    node = without_positions(cast(exp.Expression, statements[0]))  # every parsed node is an Expression
     node, metric_refs = extract(node, text, field, resolver)  # METRIC(bookings, listing): a metric grouped by an entity
     check_allowed(node, text, field)
     if not isinstance(node.unnest() if isinstance(node, exp.Paren) else node, (*PREDICATES, exp.Column, exp.Dot)):

@@ -32,7 +32,7 @@ class Resolver:
         return self._mf
 
     def has_entities(self) -> bool:
-        return any(m.entities for m in self.layer.models.values())
+        return self.layer.has_entities
 
     def visible_names(self) -> list[str]:
         if self._pool is None:

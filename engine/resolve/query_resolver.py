@@ -9,6 +9,7 @@ the query field that asks for it: nothing below this stage reports a user error.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import cast
 
 from sqlglot import exp
 
@@ -115,6 +116,16 @@ class QueryResolver:
             refs.append((name, e))
         return replace(f, refs=tuple(refs))
 
+    def metric_filter(self, text: str, field: str) -> Filter:
+        """A metric's own filter, parsed and checked against the whole layer (never the role's view) once per layer:
+        the same text gives the same Filter, whose tree the renderer only ever copies."""
+        key = ("metric_filter", text, field)
+        found = self.layer.memo.get(key)
+        if found is None:
+            found = parse_filter(text, field, self.layer_resolver, self.layer.dialect)
+            self.layer.memo.put(key, found)
+        return cast(Filter, found)
+
     # -- metrics -> templates over aggregate columns ---------------------------------------
     def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str, inherited: Inherited = ()) -> exp.Expression:
         """One measure's aggregate, restricted by its metric's filters and those of every metric above it (ANDed)."""
@@ -130,8 +141,7 @@ class QueryResolver:
             cumulative = metric if metric.type == "cumulative" else None
             inherited = inherited + own_filters(metric)
         unique = dict(reversed(inherited))  # text -> field, each text once (in first-seen order below)
-        filters = tuple(self.with_subplans(parse_filter(text, unique[text], self.layer_resolver, self.layer.dialect))
-                        for text in dict.fromkeys(t for t, _ in inherited))
+        filters = tuple(self.with_subplans(self.metric_filter(text, unique[text])) for text in dict.fromkeys(t for t, _ in inherited))
         filters = tuple(self.bind_filter(f, measure.model, measure, cumulative, self.layer_resolver) for f in filters)
         texts = tuple(sorted(f.text for f in filters))  # the same filters in any order: one aggregate
         # an offset input's aggregate reads other periods: its own aggregation (plan/offsets.py)
