@@ -102,6 +102,9 @@ _register("unsupported_filter", K.BAD_INPUT, "This metric filter is not supporte
 _register("missing_primary_key", K.BAD_INPUT, "A model needs a primary key")
 _register("unknown_table", K.BAD_INPUT, "Unknown table")
 _register("unknown_column", K.BAD_INPUT, "Unknown column")
+_register("unknown_backend", K.BAD_INPUT, "Unknown database backend")
+_register("missing_connection", K.BAD_INPUT, "The database has no connection settings")
+_register("database_file_missing", K.BAD_INPUT, "The database file does not exist")
 # -- the engine: queries ------------------------------------------------------------------------------------------
 _register("invalid_query", K.BAD_INPUT, "The query is invalid")
 _register("invalid_json", K.BAD_INPUT, "The SMQ is not valid JSON")

@@ -21,7 +21,7 @@ PACKAGES = ("engine", "smq_db", "agent", "service", "smq_authoring", "smq_cli")
 # functions whose positional parameter `code` is an error code: name -> index of that argument in a call
 ERROR_CODE_HELPERS = {"_err": 2, "problem": 1}
 # functions with a positional `code` that raise nothing: Python source for the sandbox, the registry's own look-ups
-NOT_ERROR_CODES = {"run_python", "_run", "python", "_register", "lookup", "status_of"}
+NOT_ERROR_CODES = {"run_python", "_run", "python", "_register", "lookup", "status_of", "_leave"}  # _leave(code): an exit code
 
 
 def _sources() -> list[tuple[Path, ast.Module]]:
