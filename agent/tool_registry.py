@@ -146,7 +146,7 @@ class SmqShape(BaseModel):
 
 # -- the three core tools (docs/agent.md, The three tools) --------------------------------------------------------------------
 class GetModelDataElementsArgs(ToolArgs):
-    models: Names
+    models: Names | None = None  # optional as in REST `/elements`: omitted or empty, every model
 
 
 class ConvertSmqToSqlArgs(ToolArgs):
