@@ -104,11 +104,24 @@ def _commands(block: Block) -> list[str]:
         pending = ""
         if not line or line.startswith("#"):
             continue
-        line = re.split(r"\s{2,}#\s", line)[0].strip()
+        line = _without_comment(line)
         if "[-" in line or re.search(r"\b(NAME|DIR|FILE|URL|SPEC|SMQ|PORT)\b", line):
             continue  # a synopsis
         out.append(line)
     return out
+
+
+def _without_comment(line: str) -> str:
+    """The line without a trailing `# comment` (a `#` after a space, outside quotes)."""
+    quote = ""
+    for i, ch in enumerate(line):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and i > 0 and line[i - 1].isspace():
+            return line[:i].strip()
+    return line.strip()
 
 
 def _runnable(command: str) -> bool:
@@ -226,11 +239,14 @@ def test_transcript_prints_what_the_doc_shows(block: Block, shell: dict[str, str
     if any(not _runnable(cmd.split("&& ")[-1]) for cmd, _ in steps):
         pytest.skip(f"{block.where}: {steps[0][0]} is not run here (NOT_RUN)")
     marker = "@@@smq-doc-step@@@"
-    script = "".join(f"{_paths(cmd, shell)} 2>&1; __rc=$?; echo {marker}; (exit $__rc)\n" for cmd, _ in steps)
     tutorial = block.path.name == "semantic-layer.md"  # the tutorial's commands run in the folder it builds
     folder = "tutorial7" if block.line > TUTORIAL_STEP7[0] else "tutorial"
-    done = _bash(script, shell, cwd=Path(shell["tmp"]) / folder if tutorial else ROOT)
-    outputs = done.stdout.split(marker + "\n")
+    cwd = Path(shell["tmp"]) / folder if tutorial else ROOT
+    if all(_simple(cmd) for cmd, _ in steps):
+        outputs = _in_process([_paths(cmd, shell) for cmd, _ in steps], cwd)
+    else:
+        script = "".join(f"{_paths(cmd, shell)} 2>&1; __rc=$?; echo {marker}; (exit $__rc)\n" for cmd, _ in steps)
+        outputs = _bash(script, shell, cwd=cwd).stdout.split(marker + "\n")
     for (cmd, shown), got in zip(steps, outputs):
         lines = [line.rstrip() for line in _unpaths(got, shell).rstrip("\n").splitlines()]
         while shown and not shown[-1]:
@@ -246,6 +262,49 @@ def _update(block: Block, shown: list[str], lines: list[str]) -> None:
     new_body = block.body.replace("\n".join(shown) + "\n", "\n".join(lines) + "\n", 1) if shown else block.body
     if text.count(block.body) == 1:
         block.path.write_text(text.replace(block.body, new_body), encoding="utf-8")
+
+
+def _simple(command: str) -> bool:
+    """An `smq ...` command without shell syntax (run in this process: no interpreter to start), or `echo $?`."""
+    return command == "echo $?" or (command.startswith("smq ") and not re.search(r"[|&;<>`]|\$\(", command)
+                                    and "\n" not in command)
+
+
+def _in_process(commands: list[str], cwd: Path) -> list[str]:
+    """Each command's output (stdout and stderr as one stream, in order), run by `smq_cli.main.main` in `cwd`."""
+    import contextlib
+    import io
+    import shlex
+
+    from smq_cli.main import main
+
+    outputs: list[str] = []
+    code = 0
+    here = os.getcwd()
+    saved = {k: os.environ.get(k) for k in ("COLUMNS", "SMQ_MODELS_DIR")}
+    os.environ["COLUMNS"] = "120"
+    os.environ.pop("SMQ_MODELS_DIR", None)
+    try:
+        os.chdir(cwd)
+        for command in commands:
+            if command == "echo $?":
+                outputs.append(f"{code}\n")
+                continue
+            buffer = io.StringIO()
+            with contextlib.redirect_stdout(buffer), contextlib.redirect_stderr(buffer):
+                try:
+                    code = main(shlex.split(command)[1:])
+                except SystemExit as exc:  # argparse
+                    code = int(exc.code or 0)
+            outputs.append(buffer.getvalue())
+    finally:
+        os.chdir(here)
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return outputs
 
 
 def _matches(lines: list[str], shown: list[str]) -> bool:
@@ -316,7 +375,13 @@ def test_commands_run(block: Block, shell: dict[str, str], request: pytest.Fixtu
         if command.startswith("curl "):
             base = request.getfixturevalue("service")
             command = command.replace("http://127.0.0.1:8000", base) + " -sS -w '\\n%{http_code}'"
-        done = _bash(_paths(command.replace(".venv/bin/smq", "smq"), shell), shell)
+        command = _paths(command.replace(".venv/bin/smq", "smq"), shell)
+        if _simple(command):
+            done = subprocess.CompletedProcess(command, 0, "", "")
+            output = _in_process([command, "echo $?"], ROOT)
+            assert output[1] == "0\n", f"{block.where}: `{command}` exited {output[1].strip()}: {output[0][-2000:]}"
+            continue
+        done = _bash(command, shell)
         assert done.returncode == 0, f"{block.where}: `{command}` exited {done.returncode}: {done.stderr[-2000:]}"
         if not command.startswith("curl "):
             continue
