@@ -125,6 +125,8 @@ def _without_comment(line: str) -> str:
 
 
 def _runnable(command: str) -> bool:
+    if command == "echo $?":  # a transcript's exit code
+        return True
     if command.startswith("echo ") and " | " in command:  # `echo '{...}' | smq compile ... -`
         command = command.rsplit(" | ", 1)[1]
     command = command.removeprefix(".venv/bin/")
