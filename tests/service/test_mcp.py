@@ -55,6 +55,8 @@ def test_stdio_tools_under_a_role(models_dir, keys_file):
             assert {"listModels", "listTables", "describeTable", "readQuery"} <= set(names) and "python" not in names
             elements = payload(await client.call_tool("getModelDataElements", {"models": ["CustomersModel"]}))
             assert "models" in elements, elements
+            every = payload(await client.call_tool("getModelDataElements", {}))  # optional, as REST /elements has it
+            assert len(every["models"]) == 8, every
             assert "CustomersModel__customerName" not in {d["name"] for d in elements["models"][0]["dimensions"]}
             described = payload(await client.call_tool("describeTable", {"table": "customers"}))
             assert "customer_name" not in {c["name"] for c in described["columns"]}

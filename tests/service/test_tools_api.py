@@ -126,3 +126,11 @@ def test_one_naming_style_and_the_old_names_still_answer(api):
     old = api.post("/v1/databases/shop/tools/describe_table", json={"table": "orders"}, headers=auth("shop-key"))
     new = api.post("/v1/databases/shop/tools/describeTable", json={"table": "orders"}, headers=auth("shop-key"))
     assert old.status_code == new.status_code == 200 and old.json() == new.json()
+
+
+def test_get_model_data_elements_takes_the_same_optional_arguments_as_rest() -> None:
+    from agent.tool_registry import GET_ELEMENTS, TOOLS
+
+    schema = TOOLS[GET_ELEMENTS].schema()
+    assert "models" in schema["properties"] and "models" not in schema.get("required", [])
+    assert TOOLS[GET_ELEMENTS].parse({}).models is None
