@@ -312,8 +312,11 @@ def _parsed(kind: Callable[[str], Any], raw: str, variable: str, what: str) -> A
 
 
 def parse_tools(text: str | None) -> tuple[str, ...]:
-    """`list_tables, describe_table` -> ("list_tables", "describe_table"); order kept, repeats dropped."""
-    return tuple(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
+    """`listTables, describe_table` -> ("listTables", "describeTable"): declared names (old spellings too), order kept,
+    repeats dropped."""
+    from .tool_registry import canonical
+
+    return tuple(dict.fromkeys(canonical(t.strip()) for t in (text or "").split(",") if t.strip()))
 
 
 def parse_switch(name: str, text: str, *, allow_auto: bool = False) -> bool | None:

@@ -1,7 +1,7 @@
 """The fine-grained exploration tools of docs/directives.md, for `smq ask --tools`, REST and MCP.
 
-`listModels` (with directives for a question), `list_tables`, `describe_table`, `get_join_info`,
-`get_col_values`, `find_rows`, `profile_column`, `read_query` and `python`. Table names are
+`listModels` (with directives for a question), `listTables`, `describeTable`, `getJoinInfo`,
+`getColValues`, `findRows`, `profileColumn`, `readQuery` and `python`. Table names are
 physical names. Every tool runs as the caller's access role: a tool's SQL is a sqlglot tree that
 goes through `engine.access.apply_role_to_sql` before the executor (row filters become filtered
 subqueries; tables a row-filtered role may not read are refused), and the columns a role may see
@@ -80,7 +80,7 @@ class Explorer:
         self.on_table = on_table  # tables the tools showed (the agent's guard then lets execute read them)
         self.catalog = Catalog(executor, layer.dialect)
         self._visible: dict[tuple[str, ...], list[str]] = {}
-        self.last_rows: dict[str, Any] | None = None  # the last read_query result: the python tool's default data
+        self.last_rows: dict[str, Any] | None = None  # the last readQuery result: the python tool's default data
 
     # -- dispatch -------------------------------------------------------------------------------
     def call(self, name: str, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -153,11 +153,11 @@ class Explorer:
         try:
             node = exp.to_table(name.strip(), dialect=self.layer.dialect)
         except Exception:  # noqa: BLE001 - any parse failure is the caller's bad table name
-            raise ToolError(f"'{name}' is not a table name; list_tables shows them", code="unknown_table",
+            raise ToolError(f"'{name}' is not a table name; listTables shows them", code="unknown_table",
                             location=Location(field="table")) from None
         key = table_key(node)
         if is_catalog(key):
-            raise ToolError(f"'{name}' is a system catalog; use list_tables and describe_table instead",
+            raise ToolError(f"'{name}' is a system catalog; use listTables and describeTable instead",
                             code="catalog_refused", location=Location(field="table"))
         tables = self._tables()
         matches = [t for t in tables if len(key) <= len(t.key) and t.key[len(t.key) - len(key):] == key]
@@ -179,7 +179,7 @@ class Explorer:
         if self.on_table is not None:
             self.on_table(table.node())
 
-    # -- describe_table, get_join_info ------------------------------------------------------------
+    # -- describeTable, getJoinInfo ------------------------------------------------------------
     def visible_columns(self, table: TableRef) -> list[str]:
         """The columns this role may read, as the database names them (hidden ones are absent)."""
         if table.key not in self._visible:
@@ -274,7 +274,7 @@ class Explorer:
         ref = self.resolve(table)
         col = self._column(ref, column)
         if not terms:
-            raise ToolError("find_rows needs at least one term", location=Location(field="terms"))
+            raise ToolError("findRows needs at least one term", location=Location(field="terms"))
         text = exp.Lower(this=exp.Cast(this=col, to=exp.DataType.build("text")))
         matches = [exp.GT(this=exp.StrPosition(this=text.copy(), substr=exp.Literal.string(t.lower())),
                           expression=exp.Literal.number(0)) for t in terms[: self.limits.terms_max]]
@@ -296,15 +296,15 @@ class Explorer:
                 "null_share": round(1 - found.non_null / rows, 4) if rows else None, "distinct_count": found.distinct,
                 "min": found.low, "max": found.high, "top_values": top["values"]}
 
-    # -- read_query, python ---------------------------------------------------------------------------
+    # -- readQuery, python ---------------------------------------------------------------------------
     def read_query(self, sql: str) -> dict[str, Any]:
         tree = check_read_only(sql, self.layer.dialect)
         ctes = cte_names(tree)
         policy = policy_for(self.layer.semantic)
         for finding in policy.findings(tree):
             if finding.kind == CATALOG_REFUSED:
-                raise ToolError(f"'{finding.node.sql(dialect=self.layer.dialect)}' is a system catalog; use list_tables and "
-                                "describe_table instead", code=CATALOG_REFUSED, location=Location(field="sql"))
+                raise ToolError(f"'{finding.node.sql(dialect=self.layer.dialect)}' is a system catalog; use listTables and "
+                                "describeTable instead", code=CATALOG_REFUSED, location=Location(field="sql"))
             if finding.kind == NOT_A_TABLE:
                 raise ToolError(f"'{finding.node.name}' is a semantic model, not a table; read its physical table "
                                 f"{finding.suggestions[0] if finding.suggestions else ''}",
@@ -321,7 +321,7 @@ class Explorer:
                 "truncated": result.truncated, "note": f"at most {cap} rows; this is not the final answer"}
 
     def python(self, code: str, data: Any = None) -> dict[str, Any]:
-        """Run code in the OS sandbox (agent/sandbox.py), handed `data` or else the last read_query result."""
+        """Run code in the OS sandbox (agent/sandbox.py), handed `data` or else the last readQuery result."""
         if not self.limits.python_enabled:
             raise ToolError("the python tool is off for this run (enable it explicitly)", code="tool_disabled")
         from .sandbox import python_tool_refusal, run_python

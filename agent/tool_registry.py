@@ -146,7 +146,7 @@ class SmqShape(BaseModel):
 
 # -- the three core tools (docs/agent.md, The three tools) --------------------------------------------------------------------
 class GetModelDataElementsArgs(ToolArgs):
-    models: Names
+    models: Names | None = None  # optional as in REST `/elements`: omitted or empty, every model
 
 
 class ConvertSmqToSqlArgs(ToolArgs):
@@ -164,8 +164,8 @@ class ExecuteInRunArgs(ExecuteArgs):
 
 
 # -- the exploration tools (docs/directives.md, The exploration tools) -----------------------------------------------------------------------
-_TABLE = "physical table name, as list_tables shows it"
-_COLUMN = "column name, as describe_table shows it"
+_TABLE = "physical table name, as listTables shows it"
+_COLUMN = "column name, as describeTable shows it"
 
 
 class ListModelsArgs(ToolArgs):
@@ -203,7 +203,7 @@ _PYTHON_DATA = {"type": "object", "properties": {"columns": {"type": "array", "i
 class PythonArgs(ToolArgs):
     code: Text
     data: Annotated[dict[str, Any] | None, WithJsonSchema(_PYTHON_DATA)] = Field(
-        None, description="rows handed to the code as data.json and data.csv (default: the last read_query result)")
+        None, description="rows handed to the code as data.json and data.csv (default: the last readQuery result)")
 
 
 # -- the loop's own tools (clarification pool, two-tier repair) ---------------------------------------------------
@@ -302,9 +302,14 @@ def _declare(name: str, handler: Handler | None, args: type[ToolArgs], group: Gr
 
 # Names are docs/agent.md and docs/directives.md; every surface uses these exactly.
 GET_ELEMENTS, CONVERT, EXECUTE = "getModelDataElements", "convertSmqToSql", "execute"
-LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "list_tables", "describe_table", "get_join_info"
-GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN, READ_QUERY, PYTHON = ("get_col_values", "find_rows", "profile_column",
-                                                                  "read_query", "python")
+LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "listTables", "describeTable", "getJoinInfo"
+GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN, READ_QUERY, PYTHON = ("getColValues", "findRows", "profileColumn",
+                                                                  "readQuery", "python")
+# One naming style on every surface (camelCase, as the paper's getModelDataElements and convertSmqToSql): the names
+# the exploration tools had before are still answered to, and the other spelling of any tool too (get_model_data_elements)
+OLD_NAMES = {"list_tables": LIST_TABLES, "describe_table": DESCRIBE_TABLE, "get_join_info": GET_JOIN_INFO,
+             "get_col_values": GET_COL_VALUES, "find_rows": FIND_ROWS, "profile_column": PROFILE_COLUMN,
+             "read_query": READ_QUERY}
 ASK_USER, DROP_QUESTION, REPLAN = "ask_user", "drop_question", "replan"
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
@@ -346,9 +351,22 @@ PAPER_TOOLS = tuple(n for n, t in TOOLS.items() if t.group == "paper")
 EXPLORE_TOOLS = tuple(n for n, t in TOOLS.items() if t.group == "explore")
 
 
+def canonical(name: str) -> str:
+    """A tool's name as declared, from any spelling a caller uses: `read_query` (its old name) -> `readQuery`,
+    `get_model_data_elements` -> `getModelDataElements`; an unknown name comes back as it is."""
+    if name in TOOLS:
+        return name
+    if name in OLD_NAMES:
+        return OLD_NAMES[name]
+    folded = name.replace("_", "").lower()
+    return next((n for n in TOOLS if n.replace("_", "").lower() == folded), name)
+
+
 def tool(name: str, among: tuple[str, ...] | None = None) -> Tool:
-    """The declared tool `name` (restricted to `among`), or a ToolError `unknown_tool` with the nearest names."""
+    """The declared tool `name` (restricted to `among`; any spelling: `canonical`), or a ToolError `unknown_tool`
+    with the nearest names."""
     names = among if among is not None else tuple(TOOLS)
+    name = canonical(name)
     if name not in names:
         raise ToolError(f"unknown tool '{name}'", code="unknown_tool", suggestions=nearest(name, names))
     return TOOLS[name]

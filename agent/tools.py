@@ -112,9 +112,9 @@ class Toolbox:
         return outcome
 
     # -- getModelDataElements ---------------------------------------------------------------
-    def get_model_data_elements(self, models: list[str]) -> ToolOutcome:
+    def get_model_data_elements(self, models: list[str] | None) -> ToolOutcome:
         try:
-            result = self.layer.elements(models, self.role)
+            result = self.layer.elements(models or None, self.role)
         except EngineError as err:
             return error_outcome(err)
         counts = sum(len(m["dimensions"]) + len(m["measures"]) + len(m["metrics"]) for m in result["models"])

@@ -360,6 +360,10 @@ class Layers(Mapping[str, Layer]):
             raise QueryError(f"unknown database '{name}'", code="unknown_database",
                              suggestions=nearest(name, list(self._layers) + list(self.errors))) from None
 
+    def __contains__(self, name: object) -> bool:
+        """A valid database (Mapping's default asks __getitem__, which raises QueryError for a broken one)."""
+        return name in self._layers
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._layers)
 

@@ -13,13 +13,14 @@ from typing import Callable, Sequence
 
 from engine.errors import EngineError, InternalError
 
-from .commands import engine_commands, query_commands
+from .commands import engine_commands, list_command, query_commands
 from .exit_codes import ExitCode
 from .messages import error_line
 
 
 # each entry: a module-level `register(subparsers)` that sets `func` on its parser
-REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register, query_commands.register]
+REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register, list_command.register,
+                                                                   query_commands.register]
 
 
 # command -> the module registering it: `smq compile` imports only what compile needs (not the agent, pandas, FastAPI)
@@ -29,7 +30,7 @@ OPTIONAL_COMMANDS = {
     "lint": "authoring_commands", "import": "import_commands", "explain": "explain_command",
     "rollups": "rollup_commands",
 }
-CORE_COMMANDS = ("validate", "compile", "elements", "query")
+CORE_COMMANDS = ("validate", "compile", "elements", "list", "query")
 
 
 class _VersionAction(argparse.Action):

@@ -1,6 +1,6 @@
 """A client's raw SQL made ready to run: read-only guard, read policy, role, then regenerated text.
 
-Every raw-SQL path (REST execute, the read_query tool, MCP) calls `prepare_raw_sql`, so they run the
+Every raw-SQL path (REST execute, the readQuery tool, MCP) calls `prepare_raw_sql`, so they run the
 same checks in the same order, and the executor receives SQL regenerated from the checked tree
 (`engine.access.readpolicy.ReadPolicy.render`), never the client's text.
 """

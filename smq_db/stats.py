@@ -1,6 +1,6 @@
 """The column-statistics query and the top-values query, built once as sqlglot trees.
 
-Profiling a compiled query's columns (agent/profiling.py), the `profile_column` and `get_col_values`
+Profiling a compiled query's columns (agent/profiling.py), the `profileColumn` and `getColValues`
 tools (agent/explore.py) and `smq init`'s profiling (smq_authoring/profile.py) all ask the same two
 questions of a table: how many rows, non-NULL values and distinct values a column has, with its
 smallest and largest value; and which values it holds most often. The trees are built here without

@@ -3,7 +3,7 @@
 A SELECT can read files, reach the network, sleep, take locks or reveal the server's settings and
 paths through functions (`pg_read_file`, `getenv`, `current_setting`, `json_serialize_plan`,
 `FROM pragma_database_list`, `histogram(customers, customer_name)` ...). A deny list always lags
-the engines, so raw SQL (REST execute, read_query, MCP, the agent's final SQL) may call only the
+the engines, so raw SQL (REST execute, readQuery, MCP, the agent's final SQL) may call only the
 functions named here: the ones the compiler emits plus ordinary analyst SQL (aggregates, window
 functions, CASE/CAST/COALESCE, date, string and math functions). The next unknown function is
 refused with a message that names it and says how an admin allows it: `raw_sql.functions` (and

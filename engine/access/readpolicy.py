@@ -1,4 +1,4 @@
-"""What raw SQL may read and call: the one policy every raw-SQL path calls (REST execute, read_query, MCP,
+"""What raw SQL may read and call: the one policy every raw-SQL path calls (REST execute, readQuery, MCP,
 the agent's final SQL).
 
 Raw SQL is a client's own SELECT, already parsed by the read-only guard. This module decides, in

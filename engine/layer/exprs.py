@@ -161,14 +161,50 @@ def _is_scalar(node: exp.Expression) -> bool:
     return not isinstance(node, (exp.Select, exp.Union, exp.Insert, exp.Update, exp.Delete, exp.Create, exp.Drop, exp.Alias))
 
 
-def _parse_message(exc: Exception) -> str:
+# sqlglot's node classes as a user writes them: "Required keyword: 'expression' missing for <class ...EQ>" -> '='
+_OPERATORS = {
+    "EQ": "=", "NEQ": "!=", "GT": ">", "GTE": ">=", "LT": "<", "LTE": "<=", "Add": "+", "Sub": "-", "Mul": "*",
+    "Div": "/", "Mod": "%", "And": "AND", "Or": "OR", "Not": "NOT", "Between": "BETWEEN", "In": "IN", "Like": "LIKE",
+    "ILike": "ILIKE", "Is": "IS", "Neg": "-", "DPipe": "||", "NullSafeEQ": "<=>", "Interval": "INTERVAL",
+}
+_MISSING = re.compile(r"Required keyword: '(\w+)' missing for <class '[\w.]*?(\w+)'>")
+_SIDES = {"expression": "has nothing on its right", "this": "has nothing to apply to", "high": "needs `AND high` after its low bound",
+          "low": "needs a low bound"}
+
+
+def describe_parse_problem(description: str) -> str:
+    """A parser message in the user's terms: the operator that lacks an operand, never sqlglot's class names."""
+    match = _MISSING.search(description)
+    if match is None:
+        return re.sub(r"<class '[\w.]*?(\w+)'>", r"\1", description)
+    keyword, cls = match.groups()
+    operator = _OPERATORS.get(cls, cls.upper())
+    return f"'{operator}' {_SIDES.get(keyword, f'is missing its {keyword}')}"
+
+
+def parse_problem(exc: Exception) -> tuple[str, int | None]:
+    """(what is wrong, the 1-based column) of a ParseError or TokenError, for a message `does not parse: ...`."""
     errors = getattr(exc, "errors", None)
     if errors:
         first = errors[0]
-        desc = first.get("description") or str(exc)
+        desc = describe_parse_problem(first.get("description") or str(exc))
         hl = first.get("highlight")
-        return f"does not parse: {desc}" + (f" near '{hl}'" if hl else "")
-    return f"does not parse: {str(exc).splitlines()[0]}"
+        col = int(first["col"]) if first.get("col") else None
+        return desc + (f" (column {col}, near '{hl}')" if hl and col else f" near '{hl}'" if hl else ""), col
+    return describe_parse_problem(str(exc).splitlines()[0]), None
+
+
+def _parse_message(exc: Exception) -> str:
+    return f"does not parse: {parse_problem(exc)[0]}"
+
+
+def quoted_value_hint(node: exp.Expression) -> str:
+    """For a name written in double quotes (`status = "shipped"`): say that SQL reads it as a name, and how to write
+    the value; '' for anything else."""
+    if isinstance(node, exp.Column) and not node.table and isinstance(node.this, exp.Identifier) and node.this.quoted:
+        value = node.this.name.replace("'", "''")
+        return f"; \"{node.this.name}\" in double quotes is a name in SQL: write the value in single quotes, '{value}'"
+    return ""
 
 
 def _parse_column(exc: Exception) -> int | None:

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..dialects.denylist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
-from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
+from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS, backend_names, find as find_engine
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
@@ -71,6 +71,18 @@ class _Reader(ElementReader):
         if connection and not isinstance(connection, YMap):
             self.mapping(connection, file, "connection", node, "connection")
             connection = {}
+        # where each connection setting is written: `smq validate` names the line of a missing file or a bad backend
+        connection_at = {"": where(file, node, "connection", field="connection") if connection else Location(file, 1, 1)}
+        for key in connection:
+            connection_at[str(key)] = where(file, connection, key, field=f"connection.{key}")
+        backend = connection.get("backend")
+        if connection and (not isinstance(backend, str) or not backend.strip()):
+            self.errors.add("connection.backend: missing (the engine to connect to: " + ", ".join(SUPPORTED_DIALECTS) + ")",
+                            connection_at[""], code="missing_key")
+        elif isinstance(backend, str) and "${" not in backend and find_engine(backend) is None:
+            self.errors.add(f"connection.backend: unknown backend '{backend}' (supported: {', '.join(backend_names())})",
+                            connection_at["backend"], code="unknown_backend",
+                            suggestions=nearest(backend.strip().lower(), backend_names(), 1))
         spine = None
         if node.get("time_spine") is not None:
             spine_node = self.mapping(node["time_spine"], file, "time_spine", node, "time_spine")
@@ -89,6 +101,7 @@ class _Reader(ElementReader):
             "description": self.text(node, "description", file, "database"),
             "dialect": dialect,
             "connection": _plain(connection),
+            "connection_at": connection_at,
             "time_spine": spine,
             "access": (node.get("access"), file, node),
             "cache": self.cache_policy(node, file),
@@ -181,6 +194,7 @@ class _Reader(ElementReader):
 
         pk_texts: list[str] = []
         pk_nodes: list[exp.Expression] = []
+        pk_locations: list[Location] = []
         pk = node.get("primary_key")
         if pk is not None:
             entries = [(pk, node, "primary_key", "primary_key")] if not isinstance(pk, YSeq) else [
@@ -194,6 +208,7 @@ class _Reader(ElementReader):
                 if parsed is not None:
                     pk_texts.append(value)
                     pk_nodes.append(parsed)
+                    pk_locations.append(where(file, parent, key, field=field))
 
         dimensions: dict[str, Dimension] = {}
         measures: dict[str, Measure] = {}
@@ -237,6 +252,7 @@ class _Reader(ElementReader):
             source=source,
             primary_key=tuple(pk_texts),
             primary_key_nodes=tuple(pk_nodes),
+            primary_key_locations=tuple(pk_locations),
             dimensions=dimensions,
             measures=measures,
             metric_names=tuple(m.name for m in metrics),
@@ -441,6 +457,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "description": db.get("description", ""),
         "dialect": db.get("dialect", reader.dialect),
         "connection": db.get("connection", {}),
+        "connection_at": db.get("connection_at", {}),
         "time_spine": db.get("time_spine"),
         "cache": db.get("cache", CachePolicy()),
         "models": models,

@@ -318,6 +318,7 @@ class Model:
     default_time_dimension: str | None = None  # the dimension its measures are placed on for metric_time
     entities: Mapping[str, Entity] = field(default_factory=dict)
     primary_entity: str | None = None  # MetricFlow's name for one row, without a key column (naming only)
+    primary_key_locations: tuple[Location, ...] = ()  # where each primary_key entry is written
 
     def element(self, name: str) -> Dimension | Measure | None:
         return self.dimensions.get(name) or self.measures.get(name)
@@ -440,3 +441,5 @@ class SemanticLayer:
             for m in model.measures.values():
                 out[m.qualified_name] = "measure"
         return MappingProxyType(out)
+    # where database.yml writes each `connection:` setting ("": the block itself, or the file when there is none)
+    connection_at: Mapping[str, Location] = field(default_factory=dict)

@@ -9,7 +9,9 @@ from graphlib import CycleError, TopologicalSorter
 from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, nearest
+from .columns import check_columns, table_key
 from .conversion import check_conversion
+from .exprs import quoted_value_hint
 from .inputs import check_inputs
 from .joins import FLIP
 from .model import GRAINS, Dimension, Measure, SemanticLayer, column_name
@@ -180,33 +182,28 @@ def _check_roles(layer: SemanticLayer, errors: ErrorCollector, elements: Mapping
                            suggestions=nearest(name, elements))
         for text, node in zip(role.row_filters, role.row_filter_nodes):
             refs = [column_name(col) for col in node.find_all(exp.Column)]
-            for ref in refs:
-                if elements.get(ref) != "dimension":
+            for col in node.find_all(exp.Column):
+                ref = column_name(col)
+                if elements.get(ref) != "dimension" and (hint := quoted_value_hint(col)):
+                    errors.add(f"{role.location.field}.row_filters: filter '{text}': {hint.removeprefix('; ')}", role.location,
+                               code="invalid_filter")
+                elif elements.get(ref) != "dimension":
                     errors.add(f"{role.location.field}.row_filters: '{text}' refers to '{ref}', which is not a dimension "
                                "(row filters use dimensions of one model, without grains or paths)",
                                role.location, code="invalid_filter", suggestions=nearest(ref, dimensions))
-            models = sorted({r.split("__")[0] for r in refs})
+            models = sorted({r.split("__")[0] for r in refs if elements.get(r) == "dimension"})  # the unknown: reported
             if len(models) > 1:
                 errors.add(f"{role.location.field}.row_filters: '{text}' uses dimensions of {' and '.join(models)}; "
                            "a row filter restricts one model (write one filter per model)", role.location, code="invalid_filter")
 
 
 def _check_sources(layer: SemanticLayer, errors: ErrorCollector) -> None:
+    """sources.yml is a catalog: every column the layer names must be one of its table's (columns.py)."""
     if not layer.sources:
         return
-    for model in layer.models.values():
-        if not model.table:
-            continue
-        source = layer.sources.get(model.table.lower()) or layer.sources.get(model.table.split(".")[-1].lower())
-        if source is None:
-            errors.add(f"model {model.name}: table '{model.table}' is not in sources.yml", model.location, code="unknown_table",
-                       suggestions=nearest(model.table, [s.table for s in layer.sources.values()]))
-            continue
-        valid = [c.name for c in source.columns.values()]
-        items = [(d.location, d.node) for d in model.dimensions.values()]
-        items += [(m.location, m.node) for m in model.measures.values() if m.node is not None]
-        for loc, node in items:
-            for col in node.find_all(exp.Column):
-                if col.name.lower() not in source.columns:
-                    errors.add(f"{loc.field}: column '{col.name}' is not a column of {source.table}", loc, code="unknown_column",
-                               suggestions=nearest(col.name, valid))
+    catalog: dict[str, list[str]] = {}
+    for key, source in layer.sources.items():
+        names = [c.name for c in source.columns.values()]
+        catalog[table_key(key)] = names
+        catalog[table_key(source.table)] = names
+    errors.errors.extend(check_columns(layer, catalog, "sources.yml"))

@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from ..errors import Location, QueryError
-from ..layer.exprs import parse_statements, without_positions
+from ..layer.exprs import parse_problem, parse_statements, quoted_value_hint, without_positions
 from ..layer.model import TIME_AXIS, column_name
 from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
@@ -127,8 +127,7 @@ def parse_filter(text: str | StructuredFilter, field: str, resolver: Resolver, d
     try:
         statements = parse_statements(source, dialect)
     except (ParseError, TokenError) as exc:
-        first = (getattr(exc, "errors", None) or [{}])[0]
-        detail = first.get("description") or str(exc).splitlines()[0]
+        detail, _col = parse_problem(exc)
         raise QueryError(f"filter '{text}' does not parse: {detail}", code="invalid_filter", location=Location(field=field)) from None
     except RecursionError:
         raise QueryError(too_deep_message("filter"), code="too_deeply_nested", location=Location(field=field)) from None
@@ -167,6 +166,10 @@ def checked_filter(node: exp.Expression, text: str, field: str, resolver: Resolv
             refs[name] = metric_refs[name]
         elif name not in refs:
             if "__" not in name.split(".")[-1] and name not in resolver.layer.metrics and not _bare_name(name, resolver):
+                hint = quoted_value_hint(n)
+                if hint:  # `status = "shipped"`: a value in double quotes, which SQL reads as a name
+                    raise QueryError(f"filter '{text}': {hint.removeprefix('; ')}", code="invalid_filter",
+                                     location=Location(field=field))
                 err = resolver.unknown(name, field)
                 raise QueryError(f"filter '{text}': '{name}' is not an element name (raw column names are not allowed)",
                                  code="unknown_element", location=Location(field=field), suggestions=err.suggestions)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..errors import ErrorCollector, LayerError, Location, QueryError, nearest
+from ..layer.exprs import quoted_value_hint
 from ..layer.model import SemanticLayer, column_name
 from ..layer.validate import _strip_grain, element_names
 from .filters import check_allowed
@@ -55,6 +56,8 @@ def check_layer_filters(layer: SemanticLayer) -> list[LayerError]:
                 if problem is not None:  # what is wrong with a name that is almost a dimension, as a query says it
                     errors.add(f"{ffield}.filters: filter '{text}': {problem.message}", floc, code=problem.code,
                                suggestions=problem.suggestions)
+                elif elements.get(ref) != "dimension" and (hint := quoted_value_hint(col)):
+                    errors.add(f"{ffield}.filters: filter '{text}': {hint.removeprefix('; ')}", floc, code="invalid_filter")
                 elif elements.get(ref) != "dimension" and not _time_axis_or_mf_name(resolver, column_name(col)):
                     errors.add(f"{ffield}.filters: '{text}' refers to '{ref}', which is not a dimension (metric filters use dimensions only)",
                                floc, code="invalid_filter", suggestions=nearest(ref, dimensions))

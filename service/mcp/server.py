@@ -33,7 +33,7 @@ log = logging.getLogger("smq.mcp")
 
 INSTRUCTIONS = ("A semantic layer over SQL databases. Explore models with listModels and getModelDataElements, compile "
                 "SMQs with convertSmqToSql (the compiled SQL shows the physical tables and joins), explore tables with "
-                "list_tables/describe_table/get_col_values, then answer with one read-only execute.")
+                "listTables/describeTable/getColValues, then answer with one read-only execute.")
 
 Scope = MutableMapping[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Awaitable[None]]

@@ -16,7 +16,7 @@ from typing import Any
 from agent.guards import RunGuards
 from agent.providers.base import ToolCall, ToolSpec
 from agent.sandbox import python_tool_offered, python_tool_refusal
-from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, PYTHON, Offer, offered, specs
+from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, PYTHON, Offer, canonical, offered, specs
 from agent.tools import Toolbox
 from engine.errors import QueryError
 from engine.lru import LruCache
@@ -99,6 +99,7 @@ class ToolRunner:
 
     def run(self, name: str, arguments: dict[str, Any], database: Database, session: str) -> tuple[dict[str, Any], bool]:
         """(result, is_error) of one call; blocking (run it in a worker thread)."""
+        name = canonical(name)  # the old snake_case names (describe_table) still answer
         settings = self.state.settings
         refusal = python_tool_refusal(database.role) if name == PYTHON and self.python_enabled else None
         if refusal is not None:  # a key with a role, or a host that cannot isolate the code: say which

@@ -1,6 +1,6 @@
 """The exploration tools of docs/directives.md over REST: `POST /v1/databases/{db}/tools/{name}`.
 
-The body is the tool's JSON arguments (`{}` or none for `list_tables`); the answer is the tool's
+The body is the tool's JSON arguments (`{}` or none for `listTables`); the answer is the tool's
 JSON result. Same keys, databases and role as every other route (`DatabaseDep`); the tools apply the
 role themselves (agent/explore.py). A wrong call is a 400 problem (`tool_error`, `unknown_table`,
 `unknown_column`, ...), a refused one a 403 (`catalog_refused`, `raw_sql_refused`). The three core tools
@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse
 
 from agent.explore import ExploreLimits, Explorer
 from agent.sandbox import python_tool_refusal
-from agent.tool_registry import EXPLORE_TOOLS, PAPER_TOOLS, PYTHON, Offer, offered, run_explore, specs, tool
+from agent.tool_registry import EXPLORE_TOOLS, PAPER_TOOLS, PYTHON, Offer, canonical, offered, run_explore, specs, tool
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..errors import problem
@@ -44,10 +44,11 @@ async def list_tools(database: DatabaseDep, request: Request) -> dict[str, Any]:
     return {"tools": [{"name": s.name, "description": s.description, "parameters": s.parameters} for s in specs(names)]}
 
 
-@router.post("/{db}/tools/{name}", summary="run one exploration tool (listModels, list_tables, describe_table, ...)")
-def run_tool(name: Annotated[str, Path(description="tool name, e.g. describe_table")], database: DatabaseDep,
+@router.post("/{db}/tools/{name}", summary="run one exploration tool (listModels, listTables, describeTable, ...)")
+def run_tool(name: Annotated[str, Path(description="tool name, e.g. describeTable")], database: DatabaseDep,
              state: StateDep, request: Request,
              arguments: Annotated[dict[str, Any] | None, Body(examples=[{"table": "orders"}])] = None) -> Any:
+    name = canonical(name)  # the old snake_case names (describe_table) still answer
     if name in PAPER_TOOLS:
         return problem(404, "unknown_tool", f"{name} has its own route: POST /v1/databases/{database.name}/"
                        f"{PAPER_ROUTES[name]}", request.url.path)

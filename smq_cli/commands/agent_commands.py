@@ -46,7 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--trace-dir", type=Path, help="folder for the trace files (default: $SMQ_TRACE_DIR, then ./traces)")
     p.add_argument("--max-turns", type=int, help="step budget (default 30)")
     p.add_argument("--tools", metavar="A,B,...", help="also switch on exploration tools (docs/directives.md, The exploration tools): listModels, "
-                   "list_tables, describe_table, get_join_info, get_col_values, find_rows, profile_column, read_query, "
+                   "listTables, describeTable, getJoinInfo, getColValues, findRows, profileColumn, readQuery, "
                    "python (default: $SMQ_AGENT_TOOLS, else only the three core tools)")
     add_reasoning_flags(p, clarify_default="on")
     p.add_argument("question", help="the question, in plain language")

@@ -70,7 +70,7 @@ def _register_run(eval_sub: argparse._SubParsersAction) -> None:
     r.add_argument("--model", help="model name (default: $SMQ_MODEL)")
     r.add_argument("--max-turns", type=int, metavar="N", help="agent step budget per instance (default 30)")
     r.add_argument("--tools", metavar="A,B,...", help="also switch on exploration tools (docs/directives.md, The exploration tools), e.g. "
-                   "listModels,describe_table,get_col_values (default: $SMQ_AGENT_TOOLS, else only the three core tools)")
+                   "listModels,describeTable,getColValues (default: $SMQ_AGENT_TOOLS, else only the three core tools)")
     add_reasoning_flags(r)  # --tips, --profile, --clarify (off: nobody answers during an evaluation), --plans, --repair-rounds
     r.add_argument("--query-timeout", type=float, metavar="S", help="per-query timeout of the agent's SQL (default 30)")
     r.add_argument("--retries", type=int, default=2, metavar="N",

@@ -44,6 +44,10 @@ def create_executor(connection: Mapping[str, Any], *, base_dir: Path, dialect: s
     settings = expand_env(dict(connection))
     backend = str(settings.get("backend") or "").strip().lower()
     engine = find_engine(backend)
+    if engine is None and not backend:  # `smq import dbt` writes a layer without one: what to add, not "unknown backend ''"
+        raise ConfigError("the database has no connection: add a `connection:` to database.yml (e.g. `backend: duckdb` "
+                          "and `path: data/db.duckdb`, or `url: postgresql://...`; docs/semantic-layer.md)",
+                          location=Location(field="connection"))
     if engine is None:
         raise ConfigError(
             f"unknown backend '{backend}'; valid backends are: {', '.join(BACKENDS)}",

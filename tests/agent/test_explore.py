@@ -62,47 +62,47 @@ def spider(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Explorer]:
 
 # -- DuckDB (the demo) ------------------------------------------------------------------------------
 def test_list_and_describe_tables(duck):
-    tables = {t["table"]: t for t in duck.call("list_tables", {})["tables"]}
+    tables = {t["table"]: t for t in duck.call("listTables", {})["tables"]}
     assert {"orders", "customers", "time_spine"} <= set(tables) and tables["orders"]["model"] == "OrdersModel"
-    desc = duck.call("describe_table", {"table": "ORDERS"})
+    desc = duck.call("describeTable", {"table": "ORDERS"})
     cols = {c["name"]: c for c in desc["columns"]}
     assert cols["order_id"]["primary_key"] and cols["order_id"]["type"] == "INTEGER" and cols["status"]["nullable"]
     assert desc["model"] == "OrdersModel"
-    assert duck.call("describe_table", {"table": "main.orders"})["table"] == "orders"
+    assert duck.call("describeTable", {"table": "main.orders"})["table"] == "orders"
 
 
 def test_join_info_shows_declared_joins_with_their_on_clause(duck):
-    info = duck.call("get_join_info", {"table": "orders"})
+    info = duck.call("getJoinInfo", {"table": "orders"})
     by_key = {j["key"]: j for j in info["declared_joins"]}
     assert by_key["customer"]["on"] == "UPPER(TRIM(orders.customer_ref)) = customers.customer_code"
     assert {"order", "customer", "paid_order"} == set(by_key)
 
 
 def test_values_rows_profile_and_read_query(duck):
-    values = duck.call("get_col_values", {"table": "orders", "column": "channel"})
+    values = duck.call("getColValues", {"table": "orders", "column": "channel"})
     assert [v["value"] for v in values["values"]] == ["web", "mobile", "store"] and values["values"][0]["count"] == 2450
-    assert duck.call("get_col_values", {"table": "orders", "column": "order_id", "limit": 2})["more"] is True
-    rows = duck.call("find_rows", {"table": "nations", "column": "nation_name", "terms": ["GER", "united"]})
+    assert duck.call("getColValues", {"table": "orders", "column": "order_id", "limit": 2})["more"] is True
+    rows = duck.call("findRows", {"table": "nations", "column": "nation_name", "terms": ["GER", "united"]})
     assert sorted(r[1] for r in rows["rows"]) == ["Germany", "United Arab Emirates", "United Kingdom", "United States"]
-    profile = duck.call("profile_column", {"table": "orders", "column": "order_date"})
+    profile = duck.call("profileColumn", {"table": "orders", "column": "order_date"})
     assert profile["row_count"] == 5000 and profile["min"] == "2023-01-01" and profile["max"] == "2024-12-31"
     assert profile["null_share"] == 0.0 and len(profile["top_values"]) == 5
-    seg = duck.call("profile_column", {"table": "customers", "column": "segment"})
+    seg = duck.call("profileColumn", {"table": "customers", "column": "segment"})
     assert 0 < seg["null_share"] < 0.2 and seg["distinct_count"] == 3
-    result = duck.call("read_query", {"sql": "SELECT order_id FROM orders ORDER BY order_id"})
+    result = duck.call("readQuery", {"sql": "SELECT order_id FROM orders ORDER BY order_id"})
     assert result["row_count"] == 50 and result["truncated"]
 
 
 @pytest.mark.parametrize("tool, args, code", [
-    ("describe_table", {"table": "ordrs"}, "unknown_table"),
-    ("describe_table", {"table": "OrdersModel"}, "unknown_table"),
-    ("describe_table", {"table": "information_schema.tables"}, "catalog_refused"),
-    ("get_col_values", {"table": "orders", "column": "nope"}, "unknown_column"),
-    ("get_col_values", {"table": "orders"}, "tool_error"),
-    ("get_col_values", {"table": "orders", "column": "status", "limit": "x"}, "tool_error"),
-    ("find_rows", {"table": "orders", "column": "status", "terms": []}, "tool_error"),
-    ("read_query", {"sql": "SELECT * FROM information_schema.tables"}, "catalog_refused"),
-    ("read_query", {"sql": "SELECT * FROM OrdersModel"}, "not_a_table"),
+    ("describeTable", {"table": "ordrs"}, "unknown_table"),
+    ("describeTable", {"table": "OrdersModel"}, "unknown_table"),
+    ("describeTable", {"table": "information_schema.tables"}, "catalog_refused"),
+    ("getColValues", {"table": "orders", "column": "nope"}, "unknown_column"),
+    ("getColValues", {"table": "orders"}, "tool_error"),
+    ("getColValues", {"table": "orders", "column": "status", "limit": "x"}, "tool_error"),
+    ("findRows", {"table": "orders", "column": "status", "terms": []}, "tool_error"),
+    ("readQuery", {"sql": "SELECT * FROM information_schema.tables"}, "catalog_refused"),
+    ("readQuery", {"sql": "SELECT * FROM OrdersModel"}, "not_a_table"),
     ("python", {"code": "print(1)"}, "tool_disabled"),
     ("nope", {}, "unknown_tool"),
 ])
@@ -114,20 +114,20 @@ def test_mistakes_are_tool_errors(duck, tool, args, code):
 
 def test_read_query_is_read_only(duck):
     with pytest.raises(ReadOnlyViolation):
-        duck.call("read_query", {"sql": "DELETE FROM orders"})
+        duck.call("readQuery", {"sql": "DELETE FROM orders"})
 
 
 def test_the_role_filters_rows_and_hides_columns(duck, de):
-    assert "customer_name" in {c["name"] for c in duck.call("describe_table", {"table": "customers"})["columns"]}
-    assert "customer_name" not in {c["name"] for c in de.call("describe_table", {"table": "customers"})["columns"]}
+    assert "customer_name" in {c["name"] for c in duck.call("describeTable", {"table": "customers"})["columns"]}
+    assert "customer_name" not in {c["name"] for c in de.call("describeTable", {"table": "customers"})["columns"]}
     with pytest.raises(ToolError) as err:
-        de.call("get_col_values", {"table": "customers", "column": "customer_name"})
+        de.call("getColValues", {"table": "customers", "column": "customer_name"})
     assert err.value.code == "unknown_column"
-    assert [r[1] for r in de.call("find_rows", {"table": "nations", "column": "nation_name", "terms": ["a"]})["rows"]] == ["Germany"]
-    assert de.call("profile_column", {"table": "orders", "column": "order_id"})["row_count"] < 5000
-    rows = de.call("read_query", {"sql": "SELECT * FROM customers LIMIT 1"})
+    assert [r[1] for r in de.call("findRows", {"table": "nations", "column": "nation_name", "terms": ["a"]})["rows"]] == ["Germany"]
+    assert de.call("profileColumn", {"table": "orders", "column": "order_id"})["row_count"] < 5000
+    rows = de.call("readQuery", {"sql": "SELECT * FROM customers LIMIT 1"})
     assert "customer_name" not in rows["columns"]
-    assert de.call("read_query", {"sql": "SELECT COUNT(*) AS n FROM orders"})["rows"][0][0] < 5000
+    assert de.call("readQuery", {"sql": "SELECT COUNT(*) AS n FROM orders"})["rows"][0][0] < 5000
 
 
 def test_list_models_with_directives(duck):
@@ -140,33 +140,33 @@ def test_list_models_with_directives(duck):
 
 # -- SQLite (Spider) ------------------------------------------------------------------------------------
 def test_sqlite_catalog_keys_and_values(spider):
-    assert {t["table"] for t in spider.call("list_tables", {})["tables"]} == {"concert", "singer", "singer_in_concert", "stadium"}
-    desc = spider.call("describe_table", {"table": "singer_in_concert"})
+    assert {t["table"] for t in spider.call("listTables", {})["tables"]} == {"concert", "singer", "singer_in_concert", "stadium"}
+    desc = spider.call("describeTable", {"table": "singer_in_concert"})
     assert {fk["references"] for fk in desc["foreign_keys"]} == {"singer", "concert"}
-    info = spider.call("get_join_info", {"table": "singer"})
+    info = spider.call("getJoinInfo", {"table": "singer"})
     assert info["referenced_by"][0]["table"] == "singer_in_concert" and info["declared_joins"]
-    values = spider.call("get_col_values", {"table": "singer", "column": "Country"})
+    values = spider.call("getColValues", {"table": "singer", "column": "Country"})
     assert values["values"][0] == {"value": "France", "count": 4}
-    assert spider.call("find_rows", {"table": "singer", "column": "name", "terms": ["joe"]})["rows"][0][1] == "Joe Sharp"
-    assert spider.call("profile_column", {"table": "singer", "column": "Age"})["max"] == 52
+    assert spider.call("findRows", {"table": "singer", "column": "name", "terms": ["joe"]})["rows"][0][1] == "Joe Sharp"
+    assert spider.call("profileColumn", {"table": "singer", "column": "Age"})["max"] == 52
 
 
 def test_sqlite_role(spider):
     fr = Explorer(spider.layer, spider.executor, role="fr")
-    assert "Age" not in {c["name"] for c in fr.call("describe_table", {"table": "singer"})["columns"]}
-    assert {v["value"] for v in fr.call("get_col_values", {"table": "singer", "column": "Country"})["values"]} == {"France"}
+    assert "Age" not in {c["name"] for c in fr.call("describeTable", {"table": "singer"})["columns"]}
+    assert {v["value"] for v in fr.call("getColValues", {"table": "singer", "column": "Country"})["values"]} == {"France"}
     # singer_in_concert reaches Singer through a many_to_one step: filtered too
-    assert fr.call("read_query", {"sql": "SELECT COUNT(*) FROM singer_in_concert"})["rows"][0][0] < \
-        spider.call("read_query", {"sql": "SELECT COUNT(*) FROM singer_in_concert"})["rows"][0][0]
+    assert fr.call("readQuery", {"sql": "SELECT COUNT(*) FROM singer_in_concert"})["rows"][0][0] < \
+        spider.call("readQuery", {"sql": "SELECT COUNT(*) FROM singer_in_concert"})["rows"][0][0]
 
 
 # -- the agent ---------------------------------------------------------------------------------------
 def test_default_tools_are_the_papers_three():
     assert [s.name for s in tool_specs()] == ["getModelDataElements", "convertSmqToSql", "execute"]
-    assert [s.name for s in tool_specs(("list_tables", "describe_table"))][3:] == ["list_tables", "describe_table"]
+    assert [s.name for s in tool_specs(("listTables", "describeTable"))][3:] == ["listTables", "describeTable"]
     assert {s.name for s in explore_tool_specs()} == set(EXPLORE_TOOLS)
     assert AgentConfig().tools == ()
-    assert AgentConfig.from_env({"SMQ_AGENT_TOOLS": "list_tables, describe_table,list_tables"}).tools == ("list_tables", "describe_table")
+    assert AgentConfig.from_env({"SMQ_AGENT_TOOLS": "listTables, describeTable,listTables"}).tools == ("listTables", "describeTable")
     assert parse_tools("a,,b") == ("a", "b")
     with pytest.raises(AgentConfigError):
         AgentConfig.from_env({}, tools=("bogus",))
@@ -174,24 +174,24 @@ def test_default_tools_are_the_papers_three():
 
 def test_agent_run_with_exploration_tools(layer, executor, tmp_path):  # noqa: F811
     sql = "SELECT channel, COUNT(*) AS n FROM orders GROUP BY channel ORDER BY n DESC"
-    script = [call("describe_table", "What does orders hold?", table="orders"),
-              call("get_col_values", "Channels?", table="orders", column="channel"),
-              call("profile_column", "Not enabled.", table="orders", column="channel"),
+    script = [call("describeTable", "What does orders hold?", table="orders"),
+              call("getColValues", "Channels?", table="orders", column="channel"),
+              call("profileColumn", "Not enabled.", table="orders", column="channel"),
               call("execute", "Count per channel.", sql=sql)]
     provider = ScriptedProvider(script)
-    config = AgentConfig(trace_dir=tmp_path, tools=("describe_table", "get_col_values"))
+    config = AgentConfig(trace_dir=tmp_path, tools=("describeTable", "getColValues"))
     result = run_agent(layer, executor, provider, "Orders per channel?", config)
-    assert result.status == "answered" and result.rows[0] == ["web", 2450]  # orders was seen through describe_table
+    assert result.status == "answered" and result.rows[0] == ["web", 2450]  # orders was seen through describeTable
     turns = result.trace.turns
     assert turns[0].outcome == "ok" and turns[1].result["values"][0]["value"] == "web"
     assert turns[2].outcome == "error" and "unknown tool" in turns[2].result["error"]
-    assert provider.requests[0]["tools"] == ["getModelDataElements", "convertSmqToSql", "execute", "describe_table", "get_col_values"]
+    assert provider.requests[0]["tools"] == ["getModelDataElements", "convertSmqToSql", "execute", "describeTable", "getColValues"]
 
 
 def test_agent_tool_errors_do_not_end_the_run(layer, executor, tmp_path):  # noqa: F811
-    script = [call("describe_table", "Guess.", table="ordrs"),
+    script = [call("describeTable", "Guess.", table="ordrs"),
               call("execute", "Done.", sql="SELECT 1 AS one")]
-    result = run_agent(layer, executor, ScriptedProvider(script), "q", AgentConfig(trace_dir=None, tools=("describe_table",)))
+    result = run_agent(layer, executor, ScriptedProvider(script), "q", AgentConfig(trace_dir=None, tools=("describeTable",)))
     assert result.trace.turns[0].outcome == "error" and "did you mean 'orders'" in result.trace.turns[0].result["error"]
     assert result.status == "answered"
 
@@ -206,5 +206,5 @@ def test_python_tool_when_enabled(layer, executor):  # noqa: F811
 def test_smq_ask_tools_flag(capsys):
     from smq_cli.main import main
 
-    assert main(["ask", "--db", "shop", "--tools", "describe_table,bogus", "q"]) == 2
+    assert main(["ask", "--db", "shop", "--tools", "describeTable,bogus", "q"]) == 2
     assert "unknown tool(s) bogus" in capsys.readouterr().err

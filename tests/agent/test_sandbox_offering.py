@@ -1,5 +1,5 @@
 """The agent offers the python tool only to runs without a role on a host that can isolate it; the tool is
-handed the run's last read_query rows."""
+handed the run's last readQuery rows."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from agent.sandbox import forget_isolation_status, offered_tools
 from tests.agent.fixtures import agent_models, executor, layer  # noqa: F401 - fixtures
 from tests.agent.sandbox_support import need_sandbox
 
-TOOLS = ("read_query", "python")
+TOOLS = ("readQuery", "python")
 SQL = "SELECT channel, COUNT(*) AS n FROM orders GROUP BY channel ORDER BY n DESC"
 
 
@@ -28,7 +28,7 @@ def no_bwrap(monkeypatch) -> Iterator[None]:
 
 
 def script() -> list:
-    return [call("read_query", "Counts.", sql=SQL),
+    return [call("readQuery", "Counts.", sql=SQL),
             call("python", "Share of web.", code="import json\nd = json.load(open('data.json'))\n"
                  "print(round(d['rows'][0][1] / sum(r[1] for r in d['rows']), 3))"),
             call("execute", "Done.", sql=SQL)]
@@ -38,12 +38,12 @@ def test_a_run_with_a_role_is_not_offered_python(layer, executor):  # noqa: F811
     provider = ScriptedProvider(script())
     result = run_agent(layer, executor, provider, "Orders per channel?", AgentConfig(trace_dir=None, tools=TOOLS),
                        role="de_analyst")
-    assert "python" not in provider.requests[0]["tools"] and "read_query" in provider.requests[0]["tools"]
+    assert "python" not in provider.requests[0]["tools"] and "readQuery" in provider.requests[0]["tools"]
     assert result.trace.turns[1].outcome == "error" and "unknown tool" in result.trace.turns[1].result["error"]
 
 
 def test_a_run_without_isolation_is_not_offered_python(layer, executor, no_bwrap):  # noqa: F811
-    assert offered_tools(TOOLS, None) == ("read_query",)
+    assert offered_tools(TOOLS, None) == ("readQuery",)
     provider = ScriptedProvider(script())
     run_agent(layer, executor, provider, "Orders per channel?", AgentConfig(trace_dir=None, tools=TOOLS))
     assert "python" not in provider.requests[0]["tools"]

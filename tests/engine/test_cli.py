@@ -42,7 +42,7 @@ def test_validate_prints_every_error_as_file_line_col(tmp_path: Path, capsys) ->
 
 def test_validate_one_db_and_unknown_db(tmp_path: Path, capsys) -> None:
     write_layer(tmp_path, {})
-    assert run(capsys, "validate", "--models-dir", str(tmp_path), "--db", "mini")[0] == 0
+    assert run(capsys, "validate", "--offline", "--models-dir", str(tmp_path), "--db", "mini")[0] == 0
     code, _, err = run(capsys, "validate", "--models-dir", str(tmp_path), "--db", "minni")
     assert code == 2 and "did you mean 'mini'" in err
 
@@ -83,7 +83,7 @@ def test_elements(capsys) -> None:
 def test_models_dir_defaults_to_env_then_cwd(tmp_path: Path, capsys, monkeypatch) -> None:
     write_layer(tmp_path / "layers", {})
     monkeypatch.setenv("SMQ_MODELS_DIR", str(tmp_path / "layers"))
-    assert run(capsys, "validate")[0] == 0
+    assert run(capsys, "validate", "--offline")[0] == 0
     monkeypatch.delenv("SMQ_MODELS_DIR")
     monkeypatch.chdir(ROOT)
     code, _, err = run(capsys, "validate")

@@ -19,7 +19,7 @@ from engine.errors import LayerError, LayerValidationError, Location, QueryError
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("engine", "smq_db", "agent", "service", "smq_authoring", "smq_cli")
 # functions whose positional parameter `code` is an error code: name -> index of that argument in a call
-ERROR_CODE_HELPERS = {"_err": 2, "problem": 1}
+ERROR_CODE_HELPERS = {"_err": 2, "problem": 1, "_fail": 2}
 # functions with a positional `code` that raise nothing: Python source for the sandbox, the registry's own look-ups
 NOT_ERROR_CODES = {"run_python", "_run", "python", "_register", "lookup", "status_of", "_leave"}  # _leave: an exit code
 

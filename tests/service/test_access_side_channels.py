@@ -170,7 +170,7 @@ def test_database_error_text_is_withheld_from_a_role_and_logged(app_client: Test
     [logged] = [rec.getMessage() for rec in caplog.records if error_id in rec.getMessage()]
     assert "Could not convert" in logged and "\n" not in logged
     # the exploration tools (MCP and the agent use the same executor) withhold it too
-    tool = app_client.post("/v1/databases/shop/tools/read_query", json={"sql": sql}, headers=DE).json()
+    tool = app_client.post("/v1/databases/shop/tools/readQuery", json={"sql": sql}, headers=DE).json()
     assert "Could not convert" not in json_text(tool) and "error id" in json_text(tool)
 
 

@@ -37,7 +37,7 @@ def live_service(models_dir: Path, keys_file: Path) -> Iterator[str]:
 
 def test_every_endpoint_keeps_its_contract(live_service: str, tmp_path: Path) -> None:
     cli = _schemathesis_cli()
-    (tmp_path / "schemathesis.toml").write_text('[parameters]\n"path.db" = "shop"\n"path.name" = "list_tables"\n')
+    (tmp_path / "schemathesis.toml").write_text('[parameters]\n"path.db" = "shop"\n"path.name" = "listTables"\n')
     command = [cli, "run", f"{live_service}/openapi.json", "-H", "Authorization: Bearer admin-key",
                "--checks", "all", "--exclude-checks", "positive_data_acceptance", "--exclude-path-regex", "/ask",
                "--max-examples", "25", "--generation-deterministic", "--no-color"]

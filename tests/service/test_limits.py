@@ -74,7 +74,7 @@ def test_sql_over_the_length_limit_is_refused_before_the_guard(small: TestClient
     r = small.post(f"{SHOP}/execute", json={"sql": sql}, headers=auth("all-key"))
     body = problem_of(r, 413, "sql_too_long")
     assert "2,000" in body["detail"] and "SMQ_MAX_SQL_CHARS" in body["detail"]
-    r = small.post(f"{SHOP}/tools/read_query", json={"sql": sql}, headers=auth("all-key"))
+    r = small.post(f"{SHOP}/tools/readQuery", json={"sql": sql}, headers=auth("all-key"))
     problem_of(r, 413, "sql_too_long")
 
 
@@ -91,7 +91,7 @@ def test_mcp_tool_arguments_have_the_same_limits(models_dir: Path, keys_file: Pa
 
     async def session() -> dict[str, Any]:
         async with Client(server) as client:
-            result = await client.call_tool("read_query", {"sql": "SELECT " + "+".join(["1"] * 1200)})
+            result = await client.call_tool("readQuery", {"sql": "SELECT " + "+".join(["1"] * 1200)})
             assert result.is_error
             return result.structured_content
 

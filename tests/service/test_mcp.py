@@ -52,11 +52,13 @@ def test_stdio_tools_under_a_role(models_dir, keys_file):
         async with Client(stdio(models_dir, keys_file, "de-key", "--db", "shop")) as client:
             names = [t.name for t in (await client.list_tools()).tools]
             assert names[:3] == ["getModelDataElements", "convertSmqToSql", "execute"]
-            assert {"listModels", "list_tables", "describe_table", "read_query"} <= set(names) and "python" not in names
+            assert {"listModels", "listTables", "describeTable", "readQuery"} <= set(names) and "python" not in names
             elements = payload(await client.call_tool("getModelDataElements", {"models": ["CustomersModel"]}))
             assert "models" in elements, elements
+            every = payload(await client.call_tool("getModelDataElements", {}))  # optional, as REST /elements has it
+            assert len(every["models"]) == 8, every
             assert "CustomersModel__customerName" not in {d["name"] for d in elements["models"][0]["dimensions"]}
-            described = payload(await client.call_tool("describe_table", {"table": "customers"}))
+            described = payload(await client.call_tool("describeTable", {"table": "customers"}))
             assert "customer_name" not in {c["name"] for c in described["columns"]}
             refused = await client.call_tool("execute", {"sql": "SELECT nation_name FROM payments"})
             assert refused.is_error and "has not appeared" in payload(refused)["error"]
@@ -142,20 +144,20 @@ def test_http_tools_with_keys(http_server):
     async def session() -> None:
         async with http_client(http_server, "all-key") as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert "database" in tools["describe_table"].input_schema["required"]  # several databases: say which
-            missing = await client.call_tool("list_tables", {})
+            assert "database" in tools["describeTable"].input_schema["required"]  # several databases: say which
+            missing = await client.call_tool("listTables", {})
             assert missing.is_error and "database" in payload(missing)["error"]
-            values = payload(await client.call_tool("get_col_values", {"database": "shop", "table": "orders", "column": "channel"}))
+            values = payload(await client.call_tool("getColValues", {"database": "shop", "table": "orders", "column": "channel"}))
             assert values["values"][0] == {"value": "web", "count": 2450}
-            forbidden = await client.call_tool("list_tables", {"database": "nope"})
+            forbidden = await client.call_tool("listTables", {"database": "nope"})
             assert forbidden.is_error and payload(forbidden)["code"] == "unknown_database"
         async with http_client(http_server, "de-key") as client:
-            rows = payload(await client.call_tool("read_query", {"database": "shop", "sql": "SELECT nation_name FROM nations"}))
+            rows = payload(await client.call_tool("readQuery", {"database": "shop", "sql": "SELECT nation_name FROM nations"}))
             assert rows["rows"] == [["Germany"]]
         async with http_client(http_server, "shop-key") as client:
             tools = {t.name: t for t in (await client.list_tools()).tools}
-            assert "database" not in tools["list_tables"].input_schema.get("required", [])  # one database: implied
-            other = await client.call_tool("list_tables", {"database": "other"})
+            assert "database" not in tools["listTables"].input_schema.get("required", [])  # one database: implied
+            other = await client.call_tool("listTables", {"database": "other"})
             assert other.is_error and payload(other)["code"] == "database_forbidden"
 
     anyio.run(session)

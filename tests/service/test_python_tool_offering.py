@@ -49,7 +49,7 @@ def test_rest_offers_python_to_a_key_without_a_role(api):
 
 
 def test_rest_never_offers_python_to_a_key_with_a_role(api):
-    assert "python" not in listed(api, "de-key") and "describe_table" in listed(api, "de-key")
+    assert "python" not in listed(api, "de-key") and "describeTable" in listed(api, "de-key")
     r = api.post("/v1/databases/shop/tools/python", json={"code": "print(1)"}, headers=auth("de-key"))
     assert r.status_code == 403 and r.json()["code"] == "tool_refused" and "role" in r.json()["detail"]
 

@@ -1,6 +1,6 @@
 """One read policy (engine.access.readpolicy): the same refused SQL gets the same code on every raw-SQL path.
 
-REST /execute, the read_query tool (REST tools route; MCP runs the same Explorer) and the agent's
+REST /execute, the readQuery tool (REST tools route; MCP runs the same Explorer) and the agent's
 final-SQL guard used to keep their own catalog lists and codes; a fix in one missed the others.
 """
 
@@ -48,7 +48,7 @@ def test_one_refusal_one_code_on_every_path(api: TestClient, guards: RunGuards, 
     if status is not None:
         rest = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=KEY)
         assert (rest.status_code, rest.json()["code"]) == (status, code), rest.text
-        tool = api.post("/v1/databases/shop/tools/read_query", json={"sql": sql}, headers=KEY)
+        tool = api.post("/v1/databases/shop/tools/readQuery", json={"sql": sql}, headers=KEY)
         assert tool.json()["code"] == code, tool.text
     with pytest.raises(GuardRefusal) as refused:
         guards.check_final(sql)
@@ -76,7 +76,7 @@ def test_functions_off_the_allow_list_are_refused_on_every_path(api: TestClient,
     rest = api.post("/v1/databases/shop/execute", json={"sql": sql}, headers=KEY)
     assert (rest.status_code, rest.json()["code"]) == (403, code), rest.text
     assert "raw_sql" in rest.json()["detail"]
-    tool = api.post("/v1/databases/shop/tools/read_query", json={"sql": sql}, headers=KEY)
+    tool = api.post("/v1/databases/shop/tools/readQuery", json={"sql": sql}, headers=KEY)
     assert (tool.status_code, tool.json()["code"]) == (403, code), tool.text
     with pytest.raises(GuardRefusal) as refused:
         guards.check_final(sql)

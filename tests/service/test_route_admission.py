@@ -37,7 +37,7 @@ PUBLIC = {
     "/playground/": "the playground's page",
     "/playground/assets/{name}": "the playground's scripts and styles (static)",
 }
-PATH_VALUES = {"db": "shop", "name": "list_tables", "run_id": "r1"}
+PATH_VALUES = {"db": "shop", "name": "listTables", "run_id": "r1"}
 
 
 def _calls(dependant: Any) -> Iterator[Any]:

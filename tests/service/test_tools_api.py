@@ -30,11 +30,11 @@ def api(models_dir: Path, keys_file: Path) -> Iterator[TestClient]:
 
 
 def test_describe_and_values(api):
-    r = api.post("/v1/databases/shop/tools/describe_table", json={"table": "orders"}, headers=auth("shop-key"))
+    r = api.post("/v1/databases/shop/tools/describeTable", json={"table": "orders"}, headers=auth("shop-key"))
     assert r.status_code == 200 and r.json()["model"] == "OrdersModel"
-    r = api.post("/v1/databases/shop/tools/get_col_values", json={"table": "orders", "column": "channel"}, headers=auth("shop-key"))
+    r = api.post("/v1/databases/shop/tools/getColValues", json={"table": "orders", "column": "channel"}, headers=auth("shop-key"))
     assert [v["value"] for v in r.json()["values"]] == ["web", "mobile", "store"]
-    r = api.post("/v1/databases/shop/tools/list_tables", headers=auth("shop-key"))  # no body at all
+    r = api.post("/v1/databases/shop/tools/listTables", headers=auth("shop-key"))  # no body at all
     assert r.status_code == 200 and any(t["table"] == "orders" for t in r.json()["tables"])
     r = api.post("/v1/databases/shop/tools/listModels", json={"question": "payments by method"}, headers=auth("shop-key"))
     assert {m["name"]: m["directive"] for m in r.json()["models"]}["PaymentsModel"] == "relevant"
@@ -43,15 +43,15 @@ def test_describe_and_values(api):
 def test_listing(api):
     r = api.get("/v1/databases/shop/tools", headers=auth("shop-key"))
     names = [t["name"] for t in r.json()["tools"]]
-    assert "describe_table" in names and "python" not in names
+    assert "describeTable" in names and "python" not in names
 
 
 def test_role_applies(api):
-    r = api.post("/v1/databases/shop/tools/describe_table", json={"table": "customers"}, headers=auth("de-key"))
+    r = api.post("/v1/databases/shop/tools/describeTable", json={"table": "customers"}, headers=auth("de-key"))
     assert "customer_name" not in {c["name"] for c in r.json()["columns"]}
-    r = api.post("/v1/databases/shop/tools/get_col_values", json={"table": "nations", "column": "nation_name"}, headers=auth("de-key"))
+    r = api.post("/v1/databases/shop/tools/getColValues", json={"table": "nations", "column": "nation_name"}, headers=auth("de-key"))
     assert [v["value"] for v in r.json()["values"]] == ["Germany"]
-    r = api.post("/v1/databases/shop/tools/get_col_values", json={"table": "customers", "column": "customer_name"},
+    r = api.post("/v1/databases/shop/tools/getColValues", json={"table": "customers", "column": "customer_name"},
                  headers=auth("de-key"))
     assert r.status_code == 400 and r.json()["code"] == "unknown_column"
 
@@ -65,16 +65,16 @@ def test_role_applies(api):
     ("all-key", "nope", 404, "unknown_database"),
 ])
 def test_auth(api, key, db, status, code):
-    r = api.post(f"/v1/databases/{db}/tools/list_tables", json={}, headers=auth(key) if key else {})
+    r = api.post(f"/v1/databases/{db}/tools/listTables", json={}, headers=auth(key) if key else {})
     assert r.status_code == status and r.json()["code"] == code
     assert r.headers["content-type"].startswith("application/problem+json")
 
 
 @pytest.mark.parametrize("name, body, status, code", [
-    ("describe_table", {"table": "nope"}, 400, "unknown_table"),
-    ("describe_table", {}, 400, "tool_error"),
-    ("read_query", {"sql": "SELECT * FROM information_schema.tables"}, 403, "catalog_refused"),
-    ("read_query", {"sql": "DROP TABLE orders"}, 400, "not_read_only"),
+    ("describeTable", {"table": "nope"}, 400, "unknown_table"),
+    ("describeTable", {}, 400, "tool_error"),
+    ("readQuery", {"sql": "SELECT * FROM information_schema.tables"}, 403, "catalog_refused"),
+    ("readQuery", {"sql": "DROP TABLE orders"}, 400, "not_read_only"),
     ("python", {"code": "print(1)"}, 403, "tool_disabled"),
     ("execute", {"sql": "SELECT 1"}, 404, "unknown_tool"),
     ("bogus", {}, 404, "unknown_tool"),
@@ -115,3 +115,22 @@ def test_the_convert_tool_declares_structured_filters_as_rest_compile_takes_them
     assert [row[0] for row in r.json()["preview"]["rows"]] == ["store", "web"]
     r = api.post("/v1/databases/shop/tools/convertSmqToSql", json={"smq": STRUCTURED_SMQ}, headers=auth("shop-key"))
     assert r.status_code == 404 and "/compile" in r.json()["detail"]
+
+
+def test_one_naming_style_and_the_old_names_still_answer(api):
+    """Every REST and MCP tool is camelCase (#31); the exploration tools' old snake_case names are aliases."""
+    from agent.tool_registry import EXPLORE_TOOLS, PAPER_TOOLS, canonical
+
+    assert all("_" not in name for name in PAPER_TOOLS + EXPLORE_TOOLS)
+    assert canonical("read_query") == "readQuery" and canonical("get_model_data_elements") == "getModelDataElements"
+    old = api.post("/v1/databases/shop/tools/describe_table", json={"table": "orders"}, headers=auth("shop-key"))
+    new = api.post("/v1/databases/shop/tools/describeTable", json={"table": "orders"}, headers=auth("shop-key"))
+    assert old.status_code == new.status_code == 200 and old.json() == new.json()
+
+
+def test_get_model_data_elements_takes_the_same_optional_arguments_as_rest() -> None:
+    from agent.tool_registry import GET_ELEMENTS, TOOLS
+
+    schema = TOOLS[GET_ELEMENTS].schema()
+    assert "models" in schema["properties"] and "models" not in schema.get("required", [])
+    assert TOOLS[GET_ELEMENTS].parse({}).models is None

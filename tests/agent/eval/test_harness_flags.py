@@ -16,10 +16,10 @@ def parse(*argv: str) -> argparse.Namespace:
 def test_switches_reach_the_agent_config(monkeypatch) -> None:
     for name in ("SMQ_AGENT_TIPS", "SMQ_AGENT_PROFILE", "SMQ_AGENT_CLARIFY", "SMQ_AGENT_PLANS", "SMQ_AGENT_TOOLS"):
         monkeypatch.delenv(name, raising=False)
-    spec = eval_commands.build_spec(parse("--tools", "listModels,describe_table", "--no-tips", "--no-profile",
+    spec = eval_commands.build_spec(parse("--tools", "listModels,describeTable", "--no-tips", "--no-profile",
                                           "--plans", "3", "--repair-rounds", "0"))
     config = spec.agent_config
-    assert config.tools == ("listModels", "describe_table")
+    assert config.tools == ("listModels", "describeTable")
     assert (config.tips, config.profile, config.plans, config.repair_rounds) == (False, False, 3, 0)
     assert config.clarify is False  # nobody answers questions during an evaluation
 
