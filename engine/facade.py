@@ -25,6 +25,7 @@ from .plan.nodes import Node
 from .plan.planner import plan_query
 from .resolve.mf_names import MFNames
 from .resolve.query import SMQ, parse_smq
+from .resolve.saved import expand_saved_query
 from .resolve.names import Resolver
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
@@ -71,6 +72,15 @@ class Layer:
     def version(self) -> str:
         return self.semantic.version
 
+    @property
+    def saved_queries(self) -> Mapping[str, Any]:
+        """name -> SavedQuery (saved_queries.yml; engine/layer/saved.py)."""
+        return self.semantic.saved_queries
+
+    def parse(self, smq: Mapping[str, Any] | str | SMQ) -> SMQ:
+        """An SMQ body checked for shape, a `{"saved_query": NAME}` body first expanded to the SMQ it names."""
+        return parse_smq(expand_saved_query(smq, self.semantic.saved_queries))
+
     def visibility(self, role: str | None) -> Visibility:
         """What a role may see: the element names it may not use (declared and by lineage), the entities whose key
         reads a hidden value, the columns holding hidden values (engine/access/lineage.py)."""
@@ -90,7 +100,7 @@ class Layer:
                 *, pretty: bool = True, use_cache: bool = True, shown: bool = False) -> str:
         """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query. `shown`: the SQL as
         it is shown to the role (its row filters' values named, not spelled out), not as it is run."""
-        spec = parse_smq(smq)
+        spec = self.parse(smq)
         target = self._dialect(dialect)
         key = (spec.canonical(), target.name, role, pretty, shown)
         if use_cache:
@@ -107,11 +117,11 @@ class Layer:
     def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
                            *, shown: bool = False) -> exp.Query:
         """The compiled query as a sqlglot tree (for callers that rewrite or inspect it)."""
-        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role, shown)
+        return self._compile_tree(self.parse(smq), self._dialect(dialect), role, shown)
 
     def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None) -> dict[str, Any]:
         """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py)."""
-        spec, target = parse_smq(smq), self._dialect(dialect)
+        spec, target = self.parse(smq), self._dialect(dialect)
         resolved, plan, tree = self._stages(spec, target, role, shown=True)
         return {"database": self.name, "dialect": target.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan),
@@ -251,10 +261,24 @@ def load_layer(directory: str | Path) -> Layer:
     enabled = gc.isenabled()
     gc.disable()  # see build_layer: bulk creation of long-lived objects
     try:
-        return Layer(build_layer(Path(directory), (check_layer_filters,)))
+        return Layer(build_layer(Path(directory), (check_layer_filters, check_saved_queries)))
     finally:
         if enabled:
             gc.enable()
+
+
+def check_saved_queries(semantic: SemanticLayer) -> list[LayerError]:
+    """Each saved query compiles as the SMQ it is (reported at its line in saved_queries.yml)."""
+    if not semantic.saved_queries:
+        return []
+    layer, out = Layer(semantic), []
+    for saved in semantic.saved_queries.values():
+        try:
+            layer.compile({"saved_query": saved.name}, use_cache=False)
+        except EngineError as err:
+            out.append(LayerError(f"{saved.location.field}: saved query '{saved.name}': {err.message}", location=saved.location,
+                                  code="invalid_saved_query", suggestions=tuple(err.suggestions)))
+    return out
 
 
 def load_layers(models_dir: str | Path | None = None) -> Layers:

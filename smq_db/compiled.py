@@ -20,7 +20,6 @@ from sqlglot import exp
 
 from engine.lru import LruCache
 from engine.paging import PagedSql, paginate
-from engine.resolve.query import parse_smq
 
 from .readonly import vouch
 
@@ -30,7 +29,7 @@ _PAGES: LruCache[tuple, PagedSql] = LruCache(1024)
 
 def compiled_sql(layer: Any, smq: Any, role: str | None = None) -> str:
     """`layer.compile(smq, role=role)` (the layer's dialect, pretty), checked read-only on its tree."""
-    spec = parse_smq(smq)
+    spec = layer.parse(smq)  # a {"saved_query": NAME} body expanded first (engine/resolve/saved.py)
     key = (id(layer), layer.version, spec.canonical(), role)
     hit = _SQL.get(key)
     if hit is not None:
@@ -46,7 +45,7 @@ def compiled_sql(layer: Any, smq: Any, role: str | None = None) -> str:
 def compiled_page(layer: Any, smq: Any, role: str | None, limit: int, offset: int = 0, *, probe: bool = True) -> PagedSql:
     """`engine.paging.paged_sql`: the page's SQL to show and to run (with its probe row), the latter checked
     read-only on its tree."""
-    spec = parse_smq(smq)
+    spec = layer.parse(smq)  # a {"saved_query": NAME} body expanded first (engine/resolve/saved.py)
     key = (id(layer), layer.version, spec.canonical(), role, limit, offset, probe)
     hit = _PAGES.get(key)
     if hit is not None:

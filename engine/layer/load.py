@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..dialects.denylist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
 from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
+from .saved import read_saved_queries
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
@@ -434,6 +435,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
     joins = reader.joins()
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
+    saved = read_saved_queries(reader, directory)
     parts = {
         "name": db["name"],
         "description": db.get("description", ""),
@@ -446,6 +448,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "joins": tuple(joins),
         "roles": roles,
         "sources": sources,
+        "saved_queries": saved,
         "directory": directory,
         "version": reader.hasher.hexdigest()[:16],
         "files": tuple(reader.files),

@@ -410,3 +410,5 @@ class SemanticLayer:
     raw_sql_functions: frozenset[str] = field(default=frozenset())
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
     cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)
+    # saved_queries.yml: named SMQs run by name (engine/layer/saved.py, engine/resolve/saved.py)
+    saved_queries: Mapping[str, Any] = field(default_factory=dict)
