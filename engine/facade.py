@@ -77,6 +77,11 @@ class Layer:
         """name -> SavedQuery (saved_queries.yml; engine/layer/saved.py)."""
         return self.semantic.saved_queries
 
+    def saved_query_list(self) -> list[dict[str, Any]]:
+        """The saved queries as listings show them: name, label, description and the SMQ each stands for."""
+        return [{"name": q.name, "label": q.label or q.name, "description": q.description, "query": dict(q.query)}
+                for q in self.semantic.saved_queries.values()]
+
     def parse(self, smq: Mapping[str, Any] | str | SMQ) -> SMQ:
         """An SMQ body checked for shape, a `{"saved_query": NAME}` body first expanded to the SMQ it names."""
         return parse_smq(expand_saved_query(smq, self.semantic.saved_queries))
