@@ -194,19 +194,20 @@ class Layer:
                 "name": model.name,
                 "description": model.description,
                 "dimensions": [
-                    {"name": d.qualified_name, "type": d.type, "description": d.description,
+                    {"name": d.qualified_name, "type": d.type, "description": d.description, **_shown(d),
                      **({"grains": ["day", "week", "month", "quarter", "year"]} if d.is_time else {}),
                      **({"mf_name": mf_name} if mf is not None and (mf_name := mf.mf_name(d)) else {})}
                     for d in model.dimensions.values() if d.qualified_name not in hidden
                 ],
                 "measures": [
-                    {"name": m.qualified_name, "agg": m.agg, "description": m.description,
+                    {"name": m.qualified_name, "agg": m.agg, "description": m.description, **_shown(m),
                      **self._format_entry(m.qualified_name)}
                     for m in model.measures.values() if m.qualified_name not in hidden
                 ],
                 "metrics": [
                     {"name": self.semantic.metrics[n].name, "type": self.semantic.metrics[n].type,
-                     "description": self.semantic.metrics[n].description, **self._format_entry(n)}
+                     "description": self.semantic.metrics[n].description, **_shown(self.semantic.metrics[n]),
+                     **self._format_entry(n)}
                     for n in model.metric_names if n not in hidden
                 ],
             })
@@ -251,6 +252,11 @@ class Layers(Mapping[str, Layer]):
 
     def __len__(self) -> int:
         return len(self._layers)
+
+
+def _shown(element: Any) -> dict[str, Any]:
+    """An element's label and meta in listings, when it has them."""
+    return {**({"label": element.label} if element.label else {}), **({"meta": dict(element.meta)} if element.meta else {})}
 
 
 def database_dirs(root: Path) -> list[Path]:

@@ -63,6 +63,8 @@ class Dimension:
     # a time dimension's declared grain (`time_granularity`, MetricFlow's): its values are periods of it, e.g. a
     # monthly snapshot; conversion metrics compare event times at the coarsest grain of their two time dimensions
     grain: str | None = None
+    label: str = ""  # a display name (MetricFlow's label); listings only
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
     @property
     def qualified_name(self) -> str:
@@ -113,6 +115,8 @@ class Measure:
     approximate: bool = False
     non_additive: NonAdditive | None = None  # semi-additive (engine/render/semi_additive.py)
     format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
+    label: str = ""  # a display name (MetricFlow's label); listings only
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
     @property
     def qualified_name(self) -> str:
@@ -244,6 +248,8 @@ class Metric:
     conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py
     filter_locations: tuple[Location, ...] = field(default=(), compare=False)  # each of `filters`', for messages
     format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
+    label: str = ""  # a display name (MetricFlow's label); listings only
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""

@@ -69,3 +69,14 @@ def dbt_format(item: Any) -> tuple[dict[str, Any] | None, str | None]:
     if out is not None and decimals is not None:
         out["decimals"] = decimals
     return out, None
+
+
+def label_and_meta(item: Any) -> dict[str, Any]:
+    """A dbt element's `label` and its `meta` (or `config.meta`), as the layer's own keys (listings only)."""
+    out: dict[str, Any] = {}
+    if item.get("label"):
+        out["label"] = str(item["label"]).strip()
+    meta = _meta(item)
+    if meta:
+        out["meta"] = {str(k): v for k, v in meta.items()}
+    return out

@@ -38,6 +38,7 @@ class ImportResult:
     db_name: str = ""
     layer: Layer | None = None
     refusals: list[Refusal] = field(default_factory=list)
+    notes: list[Refusal] = field(default_factory=list)  # keys not imported that change no answer (report.py)
     written: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
@@ -49,6 +50,7 @@ class ImportResult:
 
     def summary(self) -> str:
         tail = f"; {len(self.refusals)} construct(s) left out" if self.refusals else ""
+        tail += f"; {len(self.notes)} note(s) on what was not imported" if self.notes else ""
         return (f"{self.db_name}: imported {self.models} model(s), {self.metrics} metric(s), {self.joins} join(s), "
                 f"{self.saved_queries} saved quer{'y' if self.saved_queries == 1 else 'ies'} from a {self.origin}{tail}")
 
@@ -66,7 +68,7 @@ def import_dbt(source: Path, db_name: str, layer_dir: Path, *, dialect: str = DE
         raise LayerError(f"{display(Path(source))}: no semantic_models found in {sources.files} YAML file(s) "
                          "(a dbt project, a folder of MetricFlow YAML, or a semantic_manifest.json)", code="dbt_unreadable")
     converted = convert(sources, db_name, dialect.lower(), schema)
-    result = ImportResult(Path(layer_dir), db_name, refusals=converted.refusals, origin=sources.origin,
+    result = ImportResult(Path(layer_dir), db_name, refusals=converted.refusals, notes=converted.notes, origin=sources.origin,
                           models=len(converted.doc.models), metrics=converted.metrics, joins=len(converted.doc.joins),
                           saved_queries=len(converted.saved_queries))
     if converted.refusals and not partial:
