@@ -77,6 +77,6 @@ def unread_keys(sources: DbtSources, note: Note) -> None:
         _keys(found, found.body, "saved_query", f"saved query '{found.name}'", note)
     for spec, where in sources.time_spines:
         for custom in spec.get("custom_granularities") or []:
-            note(where, f"time spine {spec.get('table')}: custom granularity '{custom.get('name')}' (column "
+            note(custom.get("at") or where, f"time spine {spec.get('table')}: custom granularity '{custom.get('name')}' (column "
                         f"{custom.get('column_name') or custom.get('name')}) not imported: the layer has no custom "
                         "granularities yet (issue #28 item 2); a query naming it is refused")

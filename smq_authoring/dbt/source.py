@@ -164,9 +164,13 @@ def _time_spines(config: Any, shown: str, sources: DbtSources) -> None:
                                          "grain": str(item.get("grain") or "").lower()}, loc))
 
 
-def _customs(value: Any) -> list[dict[str, Any]]:
-    """A time spine's custom_granularities ({name, column_name}), as written."""
-    return [dict(c) for c in value or [] if isinstance(c, dict) and c.get("name")]
+def _customs(value: Any, shown: str = "") -> list[dict[str, Any]]:
+    """A time spine's custom_granularities ({name, column_name}), as written, each with where (YAML) it is."""
+    out = []
+    for i, custom in enumerate(value or []):
+        if isinstance(custom, dict) and custom.get("name"):
+            out.append({**custom, "at": where(shown, value, i) if isinstance(value, YSeq) else None})
+    return out
 
 
 def _model_time_spines(models: YSeq, shown: str, sources: DbtSources) -> None:
@@ -177,7 +181,7 @@ def _model_time_spines(models: YSeq, shown: str, sources: DbtSources) -> None:
             column = str(spine["standard_granularity_column"])
             grains = {str(c.get("name")): str(c.get("granularity") or "").lower() for c in item.get("columns") or [] if isinstance(c, dict)}
             sources.time_spines.append(({"table": str(item.get("name")), "column": column, "grain": grains.get(column, "day"),
-                                         "custom_granularities": _customs(spine.get("custom_granularities"))},
+                                         "custom_granularities": _customs(spine.get("custom_granularities"), shown)},
                                         where(shown, item, "time_spine")))
 
 
