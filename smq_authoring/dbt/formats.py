@@ -78,5 +78,14 @@ def label_and_meta(item: Any) -> dict[str, Any]:
         out["label"] = str(item["label"]).strip()
     meta = _meta(item)
     if meta:
-        out["meta"] = {str(k): v for k, v in meta.items()}
+        out["meta"] = _plain(meta)
     return out
+
+
+def _plain(value: Any) -> Any:
+    """YAML's positioned mappings and lists as plain ones (what the layer file is written from)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
