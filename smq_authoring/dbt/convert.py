@@ -107,6 +107,7 @@ class Converter(MetricMapping):
         for name, body in self.bodies.items():
             models[model_identity(body)] = ModelEntry(f"models/{name}.yml", body,
                                                       [f"imported from {self.models[name].found.file} (dbt semantic model {name})"])
+        saved = [q for q in (self.saved_query(f) for f in self.sources.saved_queries) if q]  # their filters type dimensions too
         for qualified in self.boolean_dimensions:
             model, _, dim = qualified.partition("__")
             if model in self.models and dim in self.models[model].dimensions:
@@ -116,7 +117,6 @@ class Converter(MetricMapping):
             if model in self.models and self.models[model].dimensions.get(dim, {}).get("type") == "string":
                 self.models[model].dimensions[dim]["type"] = "number"
         doc = LayerDoc(database, models, joins)
-        saved = [q for q in (self.saved_query(f) for f in self.sources.saved_queries) if q]
         notes: list[Refusal] = []
         unread_keys(self.sources, lambda where, message: notes.append(Refusal(where, message)))
         return Converted(doc, self.refusals, saved, metrics, notes)
@@ -447,7 +447,11 @@ class Converter(MetricMapping):
         if isinstance(where, dict):  # a manifest's {where_filters: [{where_sql_template: ...}]}
             where = [w.get("where_sql_template") for w in where.get("where_filters") or [] if isinstance(w, dict)]
         if where:
-            smq["filters"] = [str(w) for w in (where if isinstance(where, list) else [where]) if w]
+            filters = self.filters(found, {"where": [str(w) for w in (where if isinstance(where, list) else [where]) if w]},
+                                   "where", None)
+            if filters is None:
+                return None
+            smq["filters"] = filters
         if order_by:
             smq["order_by"] = order_by
         if params.get("limit") is not None:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import yaml
 
 from engine import Layer, load_layer
-from engine.errors import LayerError
+from engine.errors import EngineError, LayerError, Location
 from engine.layer.load import display_path
 from engine.dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 
@@ -71,12 +71,29 @@ def import_dbt(source: Path, db_name: str, layer_dir: Path, *, dialect: str = DE
     result = ImportResult(Path(layer_dir), db_name, refusals=converted.refusals, notes=converted.notes, origin=sources.origin,
                           models=len(converted.doc.models), metrics=converted.metrics, joins=len(converted.doc.joins),
                           saved_queries=len(converted.saved_queries))
+    layer = validate_doc(converted.doc, ScaffoldError, "the imported layer does not validate (a bug: please report it)")
+    _check_saved_queries(converted, sources, layer)
+    result.saved_queries = len(converted.saved_queries)
     if converted.refusals and not partial:
         raise ImportRefused(f"{len(converted.refusals)} construct(s) cannot be imported; nothing was written "
                             "(--partial writes the rest)", [r.formatted() for r in converted.refusals])
-    validate_doc(converted.doc, ScaffoldError, "the imported layer does not validate (a bug: please report it)")
     _write(converted, result)
     return result
+
+
+def _check_saved_queries(converted: Converted, sources: Any, layer: Layer) -> None:
+    """A saved query the layer cannot answer is refused at its line (the layer refuses to load a broken one)."""
+    found = {f.name: f for f in sources.saved_queries}
+    kept = []
+    for saved in converted.saved_queries:
+        try:
+            layer.compile(saved["query"], use_cache=False)
+        except EngineError as err:
+            where = found[saved["name"]].at() if saved["name"] in found else Location()
+            converted.refusals.append(Refusal(where, f"saved query '{saved['name']}': {err.message}"))
+            continue
+        kept.append(saved)
+    converted.saved_queries = kept
 
 
 def _write(converted: Converted, result: ImportResult) -> None:
