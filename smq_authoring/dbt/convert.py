@@ -107,7 +107,8 @@ class Converter(MetricMapping):
         for name, body in self.bodies.items():
             models[model_identity(body)] = ModelEntry(f"models/{name}.yml", body,
                                                       [f"imported from {self.models[name].found.file} (dbt semantic model {name})"])
-        saved = [q for q in (self.saved_query(f) for f in self.sources.saved_queries) if q]  # their filters type dimensions too
+        found_saved = sorted(self.sources.saved_queries, key=lambda f: f.name)  # one order, whichever form was read
+        saved = [q for q in (self.saved_query(f) for f in found_saved) if q]  # their filters type dimensions too
         for qualified in self.boolean_dimensions:
             model, _, dim = qualified.partition("__")
             if model in self.models and dim in self.models[model].dimensions:
@@ -424,7 +425,7 @@ class Converter(MetricMapping):
             if spec.get("grain") in ("day", "") and spec.get("table") and spec.get("column"):
                 table = str(spec["table"])
                 if self.schema:  # as every model's table: a project's `time_spine: table: x` too, not only a manifest's s.x
-                    table = f"{self.schema}.{table.split('.')[-1]}"
+                    table = f"{self.schema}.{table.split('.')[-1].strip(chr(34) + '`')}"
                 return {"table": table, "column": str(spec["column"])}
         return None
 

@@ -37,7 +37,8 @@ CONFIG_READ = ("meta",)  # config.meta is an element's meta (formats.py); other 
 
 
 def _empty(value: Any) -> bool:
-    return value is None or value == {} or value == [] or value == ""
+    """Nothing said: null, empty, or a flag left off (a manifest writes `is_partition: false` everywhere)."""
+    return value is None or value is False or value == {} or value == [] or value == ""
 
 
 Note = Callable[[Location, str], None]
