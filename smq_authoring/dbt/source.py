@@ -155,7 +155,7 @@ def _time_spines(config: Any, shown: str, sources: DbtSources) -> None:
         table = ".".join(str(p) for p in (relation.get("schema_name"), relation.get("alias")) if p)
         loc = where(shown, config, "time_spines") if isinstance(config, YMap) else Location(shown, 1, 1, "time_spines")
         sources.time_spines.append(({"table": table, "column": column.get("name"), "grain": grain,
-                                     "custom_granularities": _customs(item.get("custom_granularities"))}, loc))
+                                     "custom_granularities": _customs(item.get("custom_granularities"), shown)}, loc))
     for item in config.get("time_spine_table_configurations") or []:
         if isinstance(item, dict):
             loc = (where(shown, config, "time_spine_table_configurations") if isinstance(config, YMap)
