@@ -134,9 +134,7 @@ _NAMES = "measures (Model__measure) or metrics (bare names) to compute"
 class SmqShape(BaseModel):
     """The SMQ as declared to models; the engine checks the object itself (with field paths in its errors)."""
 
-    metrics: list[str] | None = Field(None, description=_NAMES)
-    saved_query: str | None = Field(None, description="instead of metrics and group_by: a saved query of the database by "
-                                                      "name (listModels lists them); filters are added, order_by and limit replace its own")
+    metrics: list[str] = Field(description=_NAMES)
     group_by: list[str] | None = Field(None, description="dimensions to group by; time dimensions may end in "
                                                          "__day/__week/__month/__quarter/__year")
     filters: Annotated[list[Any] | None, WithJsonSchema({"type": "array", "items": FILTER})] = Field(

@@ -32,6 +32,8 @@ def expand_saved_query(raw: Any, saved: Mapping[str, Any]) -> Any:
             return raw  # parse_smq reports it
     if not isinstance(raw, dict) or SAVED_KEY not in raw:
         return raw
+    if raw[SAVED_KEY] is None:  # null is absent, as for every SMQ key
+        return {k: v for k, v in raw.items() if k != SAVED_KEY}
     name = raw[SAVED_KEY]
     if not isinstance(name, str) or not name.strip():
         raise QueryError(f"'saved_query' must be the name of a saved query, got {name!r}", code="invalid_smq",
