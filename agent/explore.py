@@ -90,7 +90,7 @@ class Explorer:
     # -- listModels -----------------------------------------------------------------------------
     def list_models(self, question: str | None = None) -> dict[str, Any]:
         models = self.layer.model_list()
-        saved = self.layer.saved_query_list()  # run one by name: convertSmqToSql {"saved_query": NAME}
+        saved = self.layer.saved_query_list(self.role)  # run one by name: convertSmqToSql {"saved_query": NAME}
         if not question:
             return {"models": models, **({"saved_queries": saved} if saved else {})}
         from .directives import directives_for

@@ -77,10 +77,18 @@ class Layer:
         """name -> SavedQuery (saved_queries.yml; engine/layer/saved.py)."""
         return self.semantic.saved_queries
 
-    def saved_query_list(self) -> list[dict[str, Any]]:
-        """The saved queries as listings show them: name, label, description and the SMQ each stands for."""
-        return [{"name": q.name, "label": q.label or q.name, "description": q.description, "query": dict(q.query)}
-                for q in self.semantic.saved_queries.values()]
+    def saved_query_list(self, role: str | None = None) -> list[dict[str, Any]]:
+        """The saved queries as listings show them (name, label, description, the SMQ each stands for): those the
+        role may run, as for any SMQ (one naming a hidden element is not listed to it)."""
+        out = []
+        for q in self.semantic.saved_queries.values():
+            if role is not None:
+                try:
+                    self.compile({"saved_query": q.name}, role=role)
+                except EngineError:
+                    continue
+            out.append({"name": q.name, "label": q.label or q.name, "description": q.description, "query": dict(q.query)})
+        return out
 
     def parse(self, smq: Mapping[str, Any] | str | SMQ) -> SMQ:
         """An SMQ body checked for shape, a `{"saved_query": NAME}` body first expanded to the SMQ it names."""

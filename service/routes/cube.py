@@ -230,7 +230,7 @@ async def meta(database: CubeDatabaseDep) -> JSONResponse:
         cubes.append({"name": METRICS_CUBE, "title": METRICS_CUBE, "type": "cube", "connectedComponent": 1, "segments": [],
                       "description": "the layer's metrics (they belong to no single model)",
                       "measures": list(metrics.values()), "dimensions": []})
-    cubes += saved_views(database.layer)  # the saved queries, as views (cube_saved.py)
+    cubes += saved_views(database.layer, database.role)  # the saved queries, as views (cube_saved.py)
     return JSONResponse({"cubes": cubes})
 
 

@@ -29,10 +29,13 @@ def _is_time(column: str) -> bool:
     return column == "metric_time" or column.endswith(_TIME_SUFFIXES)
 
 
-def saved_views(layer: Layer) -> list[dict[str, Any]]:
-    """/meta's views, one per saved query."""
+def saved_views(layer: Layer, role: str | None = None) -> list[dict[str, Any]]:
+    """/meta's views, one per saved query the role may run."""
     views = []
+    runnable = {q["name"] for q in layer.saved_query_list(role)}
     for saved in layer.saved_queries.values():
+        if saved.name not in runnable:
+            continue
         group_by, metrics = _columns(saved)
         member = (lambda c: f"{saved.name}.{c.replace('.', '__')}")
         views.append({

@@ -39,7 +39,7 @@ async def get_database(database: DatabaseDep) -> DatabaseDetail:
         name=database.name, status=database.entry.status, dialect=layer.dialect, description=layer.description,
         version=layer.version, backend=str(layer.semantic.connection.get("backend") or "") or None, role=database.role,
         models=[ModelSummary(**m) for m in layer.model_list()],
-        saved_queries=[SavedQuerySummary(**q) for q in layer.saved_query_list()],
+        saved_queries=[SavedQuerySummary(**q) for q in layer.saved_query_list(database.role)],
     )
 
 
@@ -50,4 +50,4 @@ async def elements(body: ElementsRequest, database: DatabaseDep) -> ElementsResp
 
     The role's hidden elements are absent."""
     return ElementsResponse(**database.layer.elements(body.models or None, role=database.role),
-                            saved_queries=[SavedQuerySummary(**q) for q in database.layer.saved_query_list()])
+                            saved_queries=[SavedQuerySummary(**q) for q in database.layer.saved_query_list(database.role)])

@@ -25,6 +25,11 @@ SAVED = """saved_queries:
     query:
       metrics: [OrdersModel__orderCount]
       group_by: [NationsModel__country]
+  - name: orders_by_customer
+    query:
+      metrics: [OrdersModel__orderCount]
+      group_by: [CustomersModel__customerName]
+      limit: 3
 """
 SMQ = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"], "order_by": ["OrdersModel__status"]}
 
@@ -71,11 +76,17 @@ def test_a_role_applies_to_a_saved_query(saved_client: TestClient) -> None:
     by_role = _query(saved_client, {"saved_query": "orders_by_country"}, "de-key")["rows"]
     assert {r[0] for r in by_role} == {"Germany"}  # de_analyst's row filter
     assert by_role == _query(saved_client, {"metrics": ["OrdersModel__orderCount"], "group_by": ["NationsModel__country"]}, "de-key")["rows"]
+    hidden = saved_client.post("/v1/databases/shop/query", json={"smq": {"saved_query": "orders_by_customer"}}, headers=auth("de-key"))
+    written = saved_client.post("/v1/databases/shop/query", headers=auth("de-key"), json={"smq": {
+        "metrics": ["OrdersModel__orderCount"], "group_by": ["CustomersModel__customerName"], "limit": 3}})
+    assert hidden.status_code == written.status_code == 400 and hidden.json()["code"] == written.json()["code"]
+    listed = saved_client.get("/v1/databases/shop", headers=auth("de-key")).json()["saved_queries"]
+    assert [q["name"] for q in listed] == ["orders_by_status", "orders_by_country"]  # not the one it cannot run
 
 
 def test_listings_show_the_saved_queries(saved_client: TestClient) -> None:
     detail = saved_client.get("/v1/databases/shop", headers=auth("shop-key")).json()
-    assert [q["name"] for q in detail["saved_queries"]] == ["orders_by_status", "orders_by_country"]
+    assert [q["name"] for q in detail["saved_queries"]] == ["orders_by_status", "orders_by_country", "orders_by_customer"]
     assert detail["saved_queries"][0]["label"] == "Orders by status"
     elements = saved_client.post("/v1/databases/shop/elements", json={}, headers=auth("shop-key")).json()
     assert elements["saved_queries"][1]["query"]["group_by"] == ["NationsModel__country"]
@@ -97,7 +108,7 @@ def test_cube_lists_saved_queries_as_views_and_loads_one(saved_client: TestClien
 
 def test_the_agent_tool_runs_a_saved_query(saved_client: TestClient) -> None:
     listed = saved_client.post("/v1/databases/shop/tools/listModels", json={}, headers=auth("shop-key")).json()
-    assert [q["name"] for q in listed["saved_queries"]] == ["orders_by_status", "orders_by_country"]
+    assert [q["name"] for q in listed["saved_queries"]] == ["orders_by_status", "orders_by_country", "orders_by_customer"]
 
 
 def test_the_agents_compile_tool_takes_a_saved_query(saved_client: TestClient) -> None:
