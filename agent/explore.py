@@ -90,14 +90,16 @@ class Explorer:
     # -- listModels -----------------------------------------------------------------------------
     def list_models(self, question: str | None = None) -> dict[str, Any]:
         models = self.layer.model_list()
+        saved = self.layer.saved_query_list(self.role)  # run one by name: convertSmqToSql {"saved_query": NAME}
         if not question:
-            return {"models": models}
+            return {"models": models, **({"saved_queries": saved} if saved else {})}
         from .directives import directives_for
 
         verdict = directives_for(self.layer, question, role=self.role, provider=self.provider,
                                  executor=self.executor if self.limits.sample_values else None).by_model()
         return {"models": [{**m, "directive": "relevant" if verdict[m["name"]].relevant else "irrelevant",
-                            "reason": verdict[m["name"]].reason} for m in models]}
+                            "reason": verdict[m["name"]].reason} for m in models],
+                **({"saved_queries": saved} if saved else {})}
 
     # -- tables -----------------------------------------------------------------------------------
     def _tables(self) -> list[TableRef]:

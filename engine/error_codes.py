@@ -94,6 +94,8 @@ _register("invalid_literal", K.BAD_INPUT, "A filter value does not fit the eleme
 _register("duplicate_name", K.BAD_INPUT, "Duplicate name")
 _register("unknown_model", K.BAD_INPUT, "Unknown model")
 _register("unknown_element", K.BAD_INPUT, "Unknown element")
+_register("unknown_saved_query", K.BAD_INPUT, "Unknown saved query")
+_register("invalid_saved_query", K.BAD_INPUT, "Invalid saved query")
 _register("metric_cycle", K.BAD_INPUT, "Metrics depend on each other in a loop")
 _register("missing_time_spine", K.BAD_INPUT, "A cumulative metric needs a time spine")
 _register("invalid_time_dimension", K.BAD_INPUT, "Invalid time dimension")

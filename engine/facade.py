@@ -30,6 +30,7 @@ from .plan.nodes import Node
 from .plan.planner import plan_query
 from .resolve.mf_names import MFNames
 from .resolve.query import SMQ, parse_smq
+from .resolve.saved import expand_saved_query
 from .resolve.names import Resolver
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
@@ -160,6 +161,28 @@ class Layer:
     def version(self) -> str:
         return self.semantic.version
 
+    @property
+    def saved_queries(self) -> Mapping[str, Any]:
+        """name -> SavedQuery (saved_queries.yml; engine/layer/saved.py)."""
+        return self.semantic.saved_queries
+
+    def saved_query_list(self, role: str | None = None) -> list[dict[str, Any]]:
+        """The saved queries as listings show them (name, label, description, the SMQ each stands for): those the
+        role may run, as for any SMQ (one naming a hidden element is not listed to it)."""
+        out = []
+        for q in self.semantic.saved_queries.values():
+            if role is not None:
+                try:
+                    self.compile({"saved_query": q.name}, role=role)
+                except EngineError:
+                    continue
+            out.append({"name": q.name, "label": q.label or q.name, "description": q.description, "query": dict(q.query)})
+        return out
+
+    def parse(self, smq: Mapping[str, Any] | str | SMQ) -> SMQ:
+        """An SMQ body checked for shape, a `{"saved_query": NAME}` body first expanded to the SMQ it names."""
+        return parse_smq(expand_saved_query(smq, self.semantic.saved_queries))
+
     def visibility(self, role: str | None) -> Visibility:
         """What a role may see: the element names it may not use (declared and by lineage), the entities whose key
         reads a hidden value, the columns holding hidden values (engine/access/lineage.py)."""
@@ -180,7 +203,7 @@ class Layer:
         """SMQ -> SQL text in the layer's dialect (or `dialect`); raises QueryError for a bad query. `shown`: the SQL as
         it is shown to the role (its row filters' values named, not spelled out), not as it is run. `rollups`: answer
         from rollups stored in the warehouse where provably the same (embedded ones: `compile_routed`)."""
-        spec = parse_smq(smq)
+        spec = self.parse(smq)
         target = self._dialect(dialect)
         mode = self._mode(rollups, embedded_ok=False)
         key = (spec.canonical(), target.name, role, pretty, shown, mode)
@@ -198,13 +221,13 @@ class Layer:
     def compile_expression(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
                            *, shown: bool = False, rollups: bool = True) -> exp.Query:
         """The compiled query as a sqlglot tree (for callers that rewrite or inspect it); it runs on the warehouse."""
-        return self._compile_tree(parse_smq(smq), self._dialect(dialect), role, shown, self._mode(rollups, embedded_ok=False))
+        return self._compile_tree(self.parse(smq), self._dialect(dialect), role, shown, self._mode(rollups, embedded_ok=False))
 
     def compile_routed(self, smq: Mapping[str, Any] | str | SMQ, role: str | None = None, *, shown: bool = False,
                        rollups: bool = True) -> Compiled:
         """The query in the layer's dialect, or answered from the embedded rollup file (DuckDB's dialect) when every
         aggregation can be: the caller runs it where `store` says (smq_db/rollups.py does)."""
-        spec, target = parse_smq(smq), self._dialect(None)
+        spec, target = self.parse(smq), self._dialect(None)
         _, routed, _, tree, used = self._stages(spec, target, role, shown, self._mode(rollups, embedded_ok=True))
         store = "rollups" if used.name != target.name or (routed.used and self.rollups_embedded) else "warehouse"
         return Compiled(tree, used.name, store, routed.used, tuple(routed.decisions))
@@ -213,7 +236,7 @@ class Layer:
                 *, rollups: bool = True) -> dict[str, Any]:
         """What each stage made of a query, as data: the resolved query, the plan, the SQL (engine/explain.py), and per
         aggregation the rollup that answers it or why none does."""
-        spec, target = parse_smq(smq), self._dialect(dialect)
+        spec, target = self.parse(smq), self._dialect(dialect)
         mode = self._mode(rollups, embedded_ok=dialect is None)
         resolved, routed, plan, tree, used = self._stages(spec, target, role, True, mode)
         if not rollups:
@@ -308,19 +331,20 @@ class Layer:
                 "name": model.name,
                 "description": model.description,
                 "dimensions": [
-                    {"name": d.qualified_name, "type": d.type, "description": d.description,
+                    {"name": d.qualified_name, "type": d.type, "description": d.description, **_shown(d),
                      **({"grains": ["day", "week", "month", "quarter", "year"]} if d.is_time else {}),
                      **({"mf_name": mf_name} if mf is not None and (mf_name := mf.mf_name(d)) else {})}
                     for d in model.dimensions.values() if d.qualified_name not in hidden
                 ],
                 "measures": [
-                    {"name": m.qualified_name, "agg": m.agg, "description": m.description,
+                    {"name": m.qualified_name, "agg": m.agg, "description": m.description, **_shown(m),
                      **self._format_entry(m.qualified_name)}
                     for m in model.measures.values() if m.qualified_name not in hidden
                 ],
                 "metrics": [
                     {"name": self.semantic.metrics[n].name, "type": self.semantic.metrics[n].type,
-                     "description": self.semantic.metrics[n].description, **self._format_entry(n)}
+                     "description": self.semantic.metrics[n].description, **_shown(self.semantic.metrics[n]),
+                     **self._format_entry(n)}
                     for n in model.metric_names if n not in hidden
                 ],
             })
@@ -371,6 +395,11 @@ class Layers(Mapping[str, Layer]):
         return len(self._layers)
 
 
+def _shown(element: Any) -> dict[str, Any]:
+    """An element's label and meta in listings, when it has them."""
+    return {**({"label": element.label} if element.label else {}), **({"meta": dict(element.meta)} if element.meta else {})}
+
+
 def database_dirs(root: Path) -> list[Path]:
     """Sub-folders holding a database.yml (or looking like a layer)."""
     if not root.is_dir():
@@ -384,10 +413,24 @@ def load_layer(directory: str | Path) -> Layer:
     enabled = gc.isenabled()
     gc.disable()  # see build_layer: bulk creation of long-lived objects
     try:
-        return Layer(build_layer(Path(directory), (check_layer_filters, check_rollups)))
+        return Layer(build_layer(Path(directory), (check_layer_filters, check_saved_queries, check_rollups)))
     finally:
         if enabled:
             gc.enable()
+
+
+def check_saved_queries(semantic: SemanticLayer) -> list[LayerError]:
+    """Each saved query compiles as the SMQ it is (reported at its line in saved_queries.yml)."""
+    if not semantic.saved_queries:
+        return []
+    layer, out = Layer(semantic), []
+    for saved in semantic.saved_queries.values():
+        try:
+            layer.compile({"saved_query": saved.name}, use_cache=False)
+        except EngineError as err:
+            out.append(LayerError(f"{saved.location.field}: saved query '{saved.name}': {err.message}", location=saved.location,
+                                  code="invalid_saved_query", suggestions=tuple(err.suggestions)))
+    return out
 
 
 def load_layers(models_dir: str | Path | None = None) -> Layers:

@@ -25,7 +25,7 @@ TESTS_FILE = Path("tests") / "generated.yml"
 MODEL_KEYS = ("name", "description", "table", "sql", "primary_key", "default_time_dimension", "primary_entity", "entities",
               "dimensions", "measures",
               "metrics")
-ELEMENT_KEYS = ("name", "type", "agg", "description", "expr", "measure", "filters", "numerator", "denominator",
+ELEMENT_KEYS = ("name", "type", "agg", "description", "label", "expr", "measure", "filters", "numerator", "denominator",
                 "time_dimension", "window", "grain_to_date", "period_agg", "periods", "time_grain", "percentile", "use_discrete_percentile",
                 "use_approximate_percentile", "non_additive_dimension", "fill_nulls_with", "join_to_timespine")
 JOIN_KEYS = ("from", "to", "key", "relationship", "type", "preferred", "description", "on")

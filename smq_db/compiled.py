@@ -20,7 +20,6 @@ from sqlglot import exp
 
 from engine.lru import LruCache
 from engine.paging import PagedSql, paginate
-from engine.resolve.query import parse_smq
 
 from .readonly import vouch
 
@@ -56,7 +55,7 @@ def _usable_key(layer: Any, rollups: bool) -> tuple:
 def compiled_sql(layer: Any, smq: Any, role: str | None = None, *, rollups: bool = True) -> str:
     """`layer.compile(smq, role=role)` (the layer's dialect, pretty), checked read-only on its tree; answered from
     rollups where the engine proves it the same (`rollups=False`: never)."""
-    spec = parse_smq(smq)
+    spec = layer.parse(smq)  # a {"saved_query": NAME} body expanded first (engine/resolve/saved.py)
     key = (id(layer), layer.version, spec.canonical(), role, _usable_key(layer, rollups))
     hit = _SQL.get(key)
     if hit is not None:
@@ -74,7 +73,7 @@ def compiled_page(layer: Any, smq: Any, role: str | None, limit: int, offset: in
                   rollups: bool = True) -> PagedSql:
     """`engine.paging.paged_sql`: the page's SQL to show and to run (with its probe row), the latter checked
     read-only on its tree."""
-    spec = parse_smq(smq)
+    spec = layer.parse(smq)  # a {"saved_query": NAME} body expanded first (engine/resolve/saved.py)
     key = (id(layer), layer.version, spec.canonical(), role, limit, offset, probe, _usable_key(layer, rollups))
     hit = _PAGES.get(key)
     if hit is not None:

@@ -35,10 +35,13 @@ def main(project: Path, queries: Path, out: Path) -> None:
     results: dict = {"_load_s": round(time.monotonic() - started, 2), "answers": {}}
     for query in yaml.safe_load(queries.read_text(encoding="utf-8"))["queries"]:
         q = query["mf"]
-        request = MetricFlowQueryRequest.create_with_random_request_id(
-            metric_names=q.get("metrics") or None, group_by_names=q.get("group_by") or None,
-            where_constraints=q.get("where") or None, order_by_names=q.get("order_by") or None,
-            limit=q.get("limit"))
+        if q.get("saved_query"):  # by name, as `mf query --saved-query NAME`
+            request = MetricFlowQueryRequest.create_with_random_request_id(saved_query_name=q["saved_query"])
+        else:
+            request = MetricFlowQueryRequest.create_with_random_request_id(
+                metric_names=q.get("metrics") or None, group_by_names=q.get("group_by") or None,
+                where_constraints=q.get("where") or None, order_by_names=q.get("order_by") or None,
+                limit=q.get("limit"))
         try:
             answer = engine.query(request)
             table = answer.result_df

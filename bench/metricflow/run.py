@@ -31,14 +31,15 @@ ROOT = HERE.parents[1]
 MF_PYTHON = ROOT / ".bench-venvs" / "metricflow" / "bin" / "python"
 
 
-def smq_import(source: Path, out: Path) -> dict:
+def smq_import(source: Path, out: Path, schema: str | None = None) -> dict:
     """`smq import dbt --partial` into OUT/mf; the summary line, the refusals and the layer's files."""
     shutil.rmtree(out, ignore_errors=True)  # a fresh import each run (a re-import would keep the added connection)
     started = time.monotonic()
     run = subprocess.run([sys.executable, "-m", "smq_cli.main", "import", "dbt", "--from", str(source), "--db", "mf",
-                          "--out", str(out / "mf"), "--partial"], capture_output=True, text=True, cwd=ROOT)
+                          "--out", str(out / "mf"), "--partial", *(["--schema", schema] if schema else [])],
+                         capture_output=True, text=True, cwd=ROOT)
     lines = (run.stdout + run.stderr).splitlines()
-    refusals = [m.group(1) for line in lines if (m := re.match(r"^\S+:\d+: (.*)$", line))]
+    refusals = [m.group(1) for line in lines if (m := re.match(r"^\S+:\d+: (.*)$", line)) and not m.group(1).startswith("note: ")]
     summary = next((line for line in lines if " imported " in line), "")
     return {"exit": run.returncode, "summary": summary, "refusals": refusals, "seconds": round(time.monotonic() - started, 2)}
 
@@ -55,6 +56,8 @@ def connect_layer(layer: Path, database: Path) -> None:
 
 
 def to_smq(q: dict) -> dict:
+    if q.get("saved_query"):  # run by name (engine/resolve/saved.py)
+        return {"saved_query": q["saved_query"]}
     smq = {"metrics": q.get("metrics") or []}
     for ours, theirs in (("group_by", "group_by"), ("filters", "where"), ("filters", "filters"), ("order_by", "order_by")):
         if q.get(theirs):
@@ -137,6 +140,12 @@ PROJECTS = {
            "MetricFlow's own test model (`simple_manifest`) and data"),
     "shop": (".bench-venvs/shop-project", "shop_queries.yml", "shop_report.md",
              "Our own dbt project over the demo shop (`shop_project/`, MetricFlow YAML written by hand)"),
+    # dbt Labs' public example projects (jaffle.py builds them; their queries.yml is generated into the project)
+    "jaffle-shop": (".bench-venvs/jaffle-shop-project", "", "jaffle_shop_report.md",
+                    "dbt Labs' jaffle-shop (github.com/dbt-labs/jaffle-shop), one year of `jafgen` data, built with dbt-duckdb"),
+    "jaffle-sl": (".bench-venvs/jaffle-sl-project", "", "jaffle_sl_report.md",
+                  "dbt Labs' jaffle-sl-template (github.com/dbt-labs/jaffle-sl-template), one year of `jafgen` data, "
+                  "built with dbt-duckdb"),
 }
 
 
@@ -146,14 +155,15 @@ def main() -> None:
     kind = parser.parse_args().project
     folder, queries_file, report_file, about = PROJECTS[kind]
     project = Path(os.environ.get("MF_PROJECT", ROOT / folder))
-    run(project, HERE / queries_file, HERE / report_file, about)
+    queries = HERE / queries_file if queries_file else project / "queries.yml"
+    run(project, queries, HERE / report_file, about, schema="main" if kind.startswith("jaffle") else None)
 
 
-def run(project: Path, queries_path: Path, report_path: Path, about: str) -> None:
+def run(project: Path, queries_path: Path, report_path: Path, about: str, schema: str | None = None) -> None:
     database = project / "mf.duckdb"
     manifest = project / "target" / "semantic_manifest.json"
-    imports = {"manifest": smq_import(manifest, project / "layers_manifest"),
-               "yaml": smq_import(project / "yaml", project / "layers_yaml")}
+    imports = {"manifest": smq_import(manifest, project / "layers_manifest", schema),
+               "yaml": smq_import(project if schema else project / "yaml", project / "layers_yaml", schema)}
     a, b = layer_files(project / "layers_manifest" / "mf"), layer_files(project / "layers_yaml" / "mf")
     for files in (a, b):
         files.get("database.yml", {}).pop("description", None)

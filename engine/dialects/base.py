@@ -171,6 +171,11 @@ class Dialect:
         """Settings a whole compiled query needs on its engine, carried in the SQL itself."""
         return query
 
+    # -- aggregates ----------------------------------------------------------------------------------
+    def average(self, value: exp.Expression) -> exp.Expression:
+        """A measure's AVG (agg: avg)."""
+        return exp.Avg(this=value)
+
     # -- percentiles ---------------------------------------------------------------------------------
     def percentile(self, value: exp.Expression, fraction: float, discrete: bool, approximate: bool) -> exp.Expression:
         """The aggregate of `value` at a percentile (`percentiles` says which kinds exist; "none" is refused before)."""

@@ -29,15 +29,23 @@ from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
-DIMENSION_KEYS = ("name", "type", "description", "expr", "time_granularity")
-MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
+DIMENSION_KEYS = ("name", "type", "description", "label", "meta", "expr", "time_granularity")
+MEASURE_KEYS = ("name", "agg", "expr", "description", "label", "meta", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
-    "name", "type", "description", "format", "measure", "filters", "numerator", "denominator", "expr",
+    "name", "type", "description", "label", "meta", "format", "measure", "filters", "numerator", "denominator", "expr",
     "time_dimension", "window", "grain_to_date", "time_grain", "inputs", *METRIC_VOCAB_KEYS, *CONVERSION_KEYS, "period_agg", "periods",
 )
 ENTITY_KEYS = ("name", "type", "expr", "description")
 PERIOD_AGGS = ("first", "last", "average")  # a cumulative metric above day grain: the period's first or last day (the default), or the mean
 PERIODS = ("data_range", "nonempty_window")  # a cumulative metric's periods: first to last with rows (the default), or MetricFlow's
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
 
 class ElementReader(BaseReader):
@@ -47,6 +55,17 @@ class ElementReader(BaseReader):
         super().__init__(directory)
         # (model, measure, its time_dimension, where it is written): checked once the model's dimensions are read
         self.time_dimension_refs: list[tuple[str, str, str, Location]] = []
+
+    def label_meta(self, node: YMap, file: str, field: str) -> dict[str, Any]:
+        """`label` (text) and `meta` (any mapping, kept as written) of an element: for listings, no effect on SQL."""
+        out: dict[str, Any] = {"label": self.text(node, "label", file, field)}
+        meta = node.get("meta")
+        if meta is not None and not isinstance(meta, dict):
+            self.errors.add(f"{field}.meta: expected a mapping of keys to values", where(file, node, "meta", field=f"{field}.meta"),
+                            code="invalid_shape")
+        elif meta:
+            out["meta"] = _plain(meta)
+        return out
 
     def _dimension(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Dimension | None:
         field = f"dimensions[{i}]"
@@ -80,7 +99,8 @@ class ElementReader(BaseReader):
                             suggestions=nearest(grain, GRAINS, 1) if kind in TIME_TYPES else [])
             grain = None
         return Dimension(model, name, kind, self.text(node, "description", file, field), expr_text, parsed,
-                         where(file, node, "name", field=field), grain if grain != "day" else None)
+                         where(file, node, "name", field=field), grain if grain != "day" else None,
+                         **self.label_meta(node, file, field))
 
     def _measure(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Measure | None:
         field = f"measures[{i}]"
@@ -121,7 +141,7 @@ class ElementReader(BaseReader):
         if time_dimension:  # checked against the model's dimensions once they are all read
             self.time_dimension_refs.append((model, name, time_dimension, where(file, node, "time_dimension", field=f"{field}.time_dimension")))
         return Measure(model, name, agg, self.text(node, "description", file, field), expr_text or None, parsed,
-                       where(file, node, "name", field=field), time_dimension, **params)
+                       where(file, node, "name", field=field), time_dimension, **params, **self.label_meta(node, file, field))
 
     def _entity(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Entity | None:
         field = f"entities[{i}]"
@@ -275,4 +295,5 @@ class ElementReader(BaseReader):
                 fields["time_grain"] = grain_text
         if name is None:
             return None
-        return Metric(name=name, type=kind, description=self.text(node, "description", file, field), model=model, location=loc, **fields)
+        return Metric(name=name, type=kind, description=self.text(node, "description", file, field), model=model, location=loc, **fields,
+                      **self.label_meta(node, file, field))

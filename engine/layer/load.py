@@ -18,6 +18,7 @@ from sqlglot import exp
 from ..dialects.denylist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
 from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS, backend_names, find as find_engine
+from .saved import read_saved_queries
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
@@ -452,6 +453,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
     rollups = read_rollups(reader)
+    saved = read_saved_queries(reader, directory)
     parts = {
         "name": db["name"],
         "description": db.get("description", ""),
@@ -466,6 +468,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "roles": roles,
         "sources": sources,
         "rollups": rollups,
+        "saved_queries": saved,
         "directory": directory,
         "version": reader.hasher.hexdigest()[:16],
         "files": tuple(reader.files),

@@ -69,6 +69,8 @@ class Dimension:
     # a time dimension's declared grain (`time_granularity`, MetricFlow's): its values are periods of it, e.g. a
     # monthly snapshot; conversion metrics compare event times at the coarsest grain of their two time dimensions
     grain: str | None = None
+    label: str = ""  # a display name (MetricFlow's label); listings only
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
     @property
     def qualified_name(self) -> str:
@@ -119,6 +121,8 @@ class Measure:
     approximate: bool = False
     non_additive: NonAdditive | None = None  # semi-additive (engine/render/semi_additive.py)
     format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
+    label: str = ""  # a display name (MetricFlow's label); listings only
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
     @property
     def qualified_name(self) -> str:
@@ -250,6 +254,8 @@ class Metric:
     conversion: Conversion | None = None  # conversion: its parameters; engine/layer/conversion.py
     filter_locations: tuple[Location, ...] = field(default=(), compare=False)  # each of `filters`', for messages
     format: ValueFormat | None = None  # how its numbers are shown (listings only; no effect on SQL)
+    label: str = ""  # a display name (MetricFlow's label); listings only
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
     def inputs(self) -> tuple[str, ...]:
         """Names of the measures/metrics this metric is computed from."""
@@ -418,6 +424,10 @@ class SemanticLayer:
     raw_sql_table_functions: frozenset[str] = field(default=frozenset())
     cache: CachePolicy = field(default=CachePolicy())  # database.yml `cache:` (the service's result cache)
     rollups: Rollups | None = None  # rollups.yml (engine/layer/rollups.py), bound by engine/rollups/bind.py
+    # where database.yml writes each `connection:` setting ("": the block itself, or the file when there is none)
+    connection_at: Mapping[str, Location] = field(default_factory=dict)
+    # saved_queries.yml: named SMQs run by name (engine/layer/saved.py, engine/resolve/saved.py)
+    saved_queries: Mapping[str, Any] = field(default_factory=dict)
 
     @cached_property
     def has_entities(self) -> bool:
@@ -441,5 +451,3 @@ class SemanticLayer:
             for m in model.measures.values():
                 out[m.qualified_name] = "measure"
         return MappingProxyType(out)
-    # where database.yml writes each `connection:` setting ("": the block itself, or the file when there is none)
-    connection_at: Mapping[str, Location] = field(default_factory=dict)

@@ -178,10 +178,11 @@ class Renderer:
             return percentile_aggregate(measure, value, self.dialect)
         return self.aggregate(measure.agg, value)
 
-    @staticmethod
-    def aggregate(agg: str, value: exp.Expression | None) -> exp.Expression:
+    def aggregate(self, agg: str, value: exp.Expression | None) -> exp.Expression:
         if value is None:
             return exp.Count(this=exp.Star())
+        if agg == "avg":  # the mean at the same precision on every engine (Spark's DECIMAL mean is rounded)
+            return self.dialect.average(value)
         if agg == "count_distinct":
             return exp.Count(this=exp.Distinct(expressions=[value]))
         if agg == SUM_OF_COUNTS:

@@ -57,6 +57,10 @@ function useDebounced(value, ms) {
   return out;
 }
 
+// a saved query's SMQ as the builder holds it: lists where the builder expects lists
+const cleanSaved = (query) => Object.fromEntries(Object.entries(query).map(
+  ([k, v]) => [k, k !== 'limit' && typeof v === 'string' ? [v] : v]));
+
 export function App() {
   const initial = useMemo(readHash, []);
   const [keyVersion, setKeyVersion] = useState(0);
@@ -65,6 +69,7 @@ export function App() {
   const [db, setDb] = useState(initial.db || '');
   const [info, setInfo] = useState(null);
   const [models, setModels] = useState([]);
+  const [saved, setSaved] = useState([]);  // the database's saved queries (saved_queries.yml), from /elements
   const [search, setSearch] = useState('');
   const [smq, setSmq] = useState(initial.smq || emptySmq());
   const [dialect, setDialect] = useState(initial.dialect || '');
@@ -89,9 +94,9 @@ export function App() {
 
   useEffect(() => {
     if (!db) return;
-    setInfo(null); setModels([]);
+    setInfo(null); setModels([]); setSaved([]);
     api.database(db).then(setInfo).catch(setFatal);
-    api.elements(db).then((r) => setModels(r.models)).catch(setFatal);
+    api.elements(db).then((r) => { setModels(r.models); setSaved(r.saved_queries || []); }).catch(setFatal);
   }, [db, keyVersion]);
 
   useEffect(() => writeHash({ db, smq, dialect, tab, chart }), [db, smq, dialect, tab, chart]);
@@ -205,7 +210,8 @@ export function App() {
               {' '}(password: {sqlApi.password}; docs/sql-api.md)
             </p>
           )}
-          <Catalog models={models} search={search} onSearch={setSearch} onAdd={onAdd} />
+          <Catalog models={models} search={search} onSearch={setSearch} onAdd={onAdd}
+            saved={saved} onSaved={(q) => setSmq({ ...emptySmq(), ...cleanSaved(q.query) })} />
         </aside>
         <main class="main" id="main">
           <Tabs tab={tab} setTab={setTab} />

@@ -32,7 +32,7 @@ function Element({ element, kind, onAdd }) {
   );
 }
 
-export function Catalog({ models, search, onSearch, onAdd }) {
+export function Catalog({ models, search, onSearch, onAdd, saved = [], onSaved }) {
   const term = search.trim().toLowerCase();
   const shown = useMemo(() => models.map((model) => {
     const sections = [
@@ -50,6 +50,15 @@ export function Catalog({ models, search, onSearch, onAdd }) {
         <input type="search" value={search} placeholder="name or description, e.g. revenue"
           onInput={(e) => onSearch(e.currentTarget.value)} />
       </label>
+      {saved.length > 0 && (
+        <details class="model saved-queries" open>
+          <summary><strong>Saved queries</strong></summary>
+          <ul class="elements">{saved.map((q) => (
+            <li key={q.name}><button type="button" class="link" title={q.description || q.name}
+              onClick={() => onSaved(q)}>{q.label || q.name}</button></li>
+          ))}</ul>
+        </details>
+      )}
       <p class="hint" aria-live="polite">{visible.length} of {models.length} models</p>
       {visible.map(({ model, sections, open }) => (
         <details key={model.name} open={open} class="model">

@@ -30,6 +30,7 @@ from ..errors import Forbidden
 from ..limits import RETRY_AFTER_S, QuotaExceeded
 from ..timing import record_db_time
 from .cube_paths import cube_suggestions, path_dimensions
+from .cube_saved import saved_view_of, saved_views, translate_view
 from .cube_query import METRICS_CUBE, Translated, cube_field, cube_rows, to_member, translate
 
 
@@ -156,6 +157,12 @@ def _normalized(query: dict[str, Any], tr: Translated, limit: int) -> dict[str, 
             "queryType": "regularQuery"}
 
 
+def _translate(query: Any, layer: Layer) -> Translated:
+    """A Cube query as an SMQ: over a saved-query view, the saved query (cube_saved.py); else cube_query.py."""
+    view = saved_view_of(query, layer)
+    return translate_view(query, layer, view) if view is not None else translate(query, layer)
+
+
 def _page(database: Database, state: ServiceState, tr: Translated) -> tuple[Any, int]:
     """The SQL page to run, as /query pages it: Cube's default limit, capped by SMQ_MAX_ROWS."""
     limit = min(tr.limit if tr.limit is not None else DEFAULT_LIMIT, state.settings.max_rows)
@@ -169,7 +176,7 @@ async def load(request: Request, database: CubeDatabaseDep, state: StateDep) -> 
     try:
         layer = database.layer
         query, multi = await _query_param(request)
-        tr = translate(query, database.layer)
+        tr = _translate(query, database.layer)
         page, limit = _page(database, state, tr)
         executor = executor_for(state, database)
         result = await run_in_threadpool(executor.execute, page.run, max_rows=page.size,
@@ -194,7 +201,7 @@ async def sql(request: Request, database: CubeDatabaseDep, state: StateDep) -> J
     try:
         layer = database.layer
         query, _ = await _query_param(request)
-        tr = translate(query, database.layer)
+        tr = _translate(query, database.layer)
         page, limit = _page(database, state, tr)
     except EngineError as err:
         return _error(err, tr, layer)
@@ -223,6 +230,7 @@ async def meta(database: CubeDatabaseDep) -> JSONResponse:
         cubes.append({"name": METRICS_CUBE, "title": METRICS_CUBE, "type": "cube", "connectedComponent": 1, "segments": [],
                       "description": "the layer's metrics (they belong to no single model)",
                       "measures": list(metrics.values()), "dimensions": []})
+    cubes += saved_views(database.layer, database.role)  # the saved queries, as views (cube_saved.py)
     return JSONResponse({"cubes": cubes})
 
 

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from ..deps import DatabaseDep, PrincipalDep, StateDep, may_use
 from .schemas import (
+    SavedQuerySummary,
     DatabaseDetail,
     DatabaseList,
     DatabaseSummary,
@@ -38,6 +39,7 @@ async def get_database(database: DatabaseDep) -> DatabaseDetail:
         name=database.name, status=database.entry.status, dialect=layer.dialect, description=layer.description,
         version=layer.version, backend=str(layer.semantic.connection.get("backend") or "") or None, role=database.role,
         models=[ModelSummary(**m) for m in layer.model_list()],
+        saved_queries=[SavedQuerySummary(**q) for q in layer.saved_query_list(database.role)],
     )
 
 
@@ -47,4 +49,5 @@ async def elements(body: ElementsRequest, database: DatabaseDep) -> ElementsResp
     """Dimensions, measures and metrics of the named models (all when `models` is empty).
 
     The role's hidden elements are absent."""
-    return ElementsResponse(**database.layer.elements(body.models or None, role=database.role))
+    return ElementsResponse(**database.layer.elements(body.models or None, role=database.role),
+                            saved_queries=[SavedQuerySummary(**q) for q in database.layer.saved_query_list(database.role)])

@@ -20,7 +20,6 @@ from fastapi import APIRouter, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
 from engine.errors import EngineError, Location
-from engine.resolve.query import parse_smq
 from smq_db.compiled import compiled_page, compiled_sql
 from smq_db.rollup_runs import count as count_answer, rollups_of
 from ..columns import raw_columns, smq_columns
@@ -88,7 +87,7 @@ async def run_query(body: QueryRequest, database: Database, state: ServiceState,
     max_rows = settings.max_rows
     timeout_s = settings.query_timeout_s
     executor = await executor_for_async(state, database)
-    smq = parse_smq(body.smq)  # once: compiling and typing the fields take the parsed SMQ
+    smq = layer.parse(body.smq)  # once (a saved query expanded): compiling and typing the fields take the parsed SMQ
     if body.limit is None and not body.offset:
         sql = compiled_sql(layer, smq, database.role, rollups=rollups)  # checked read-only on its tree: the executor does not parse it
         shown = sql
@@ -116,7 +115,7 @@ async def run_query(body: QueryRequest, database: Database, state: ServiceState,
         if not result.truncated and (result.row_count or not body.offset):  # the last page: no need to count
             payload["total"] = body.offset + result.row_count
         else:
-            payload["total"] = await run_in_threadpool(total_rows, layer, body.smq, database.role, executor, timeout_s)
+            payload["total"] = await run_in_threadpool(total_rows, layer, smq, database.role, executor, timeout_s)
     if form == "json" and not large_result(result):
         return respond(payload, form, name=database.name, csv_safe=csv_safe)
     return await run_in_threadpool(functools.partial(respond, payload, form, name=database.name, csv_safe=csv_safe))

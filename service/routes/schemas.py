@@ -90,11 +90,19 @@ class ModelSummary(BaseModel):
     description: str
 
 
+class SavedQuerySummary(BaseModel):
+    name: str
+    label: str
+    description: str
+    query: dict[str, Any] = Field(description="the SMQ it stands for; run it with {\"smq\": {\"saved_query\": NAME}}")
+
+
 class DatabaseDetail(DatabaseSummary):
     version: str
     backend: str | None
     role: str | None = Field(None, description="the access role applied to this API key")
     models: list[ModelSummary]
+    saved_queries: list[SavedQuerySummary] = Field(default_factory=list, description="saved_queries.yml: named SMQs")
 
 
 class DatabaseList(BaseModel):
@@ -108,6 +116,7 @@ class ElementsRequest(Strict):
 
 class ElementsResponse(BaseModel):
     models: list[dict[str, Any]] = Field(description="per model: dimensions, measures and metrics with types and descriptions")
+    saved_queries: list[SavedQuerySummary] = Field(default_factory=list, description="the database's saved queries (by name)")
 
 
 # -- compile / query / execute ------------------------------------------------------------------

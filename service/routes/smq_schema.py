@@ -39,5 +39,9 @@ SMQ_SCHEMA: dict[str, Any] = {
         "limit": {"anyOf": [{"type": "integer", "minimum": 0, "maximum": DEFAULT_MAX_LIMIT}, {"type": "null"}],
                   "description": "at most this many rows; the service refuses more than SMQ_MAX_LIMIT "
                                  f"(default {DEFAULT_MAX_LIMIT:,}) with 422 limit_too_large"},
+        "saved_query": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "null"}],
+                        "description": "the name of a saved query of the database (saved_queries.yml); with it only "
+                                       "limit and order_by (replacing the saved ones) and filters (added) may be given",
+                        "examples": ["order_metrics"]},
     },
 }

@@ -19,12 +19,13 @@ from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location
 from engine.resolve.filters import PREDICATES
-from engine.layer.templates import template_name
+from engine.layer.templates import parse_reference, template_name
 
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
 from .source import DbtSources, Found
 from .templates import Reference, TemplateError, references, translate
-from .formats import dbt_format
+from .formats import dbt_format, label_and_meta
+from .report import unread_keys
 from .measure_params import non_additive, percentile_params
 from .metrics import GRAINS, NOT_YET, MetricMapping  # noqa: F401 - GRAINS importable from here as before
 
@@ -66,6 +67,7 @@ class Converted:
     refusals: list[Refusal] = field(default_factory=list)
     saved_queries: list[dict[str, Any]] = field(default_factory=list)
     metrics: int = 0
+    notes: list[Refusal] = field(default_factory=list)  # what was not imported and changes no answer (report.py)
 
 
 class Converter(MetricMapping):
@@ -78,6 +80,7 @@ class Converter(MetricMapping):
         self.refused_measures: set[str] = set()
         self.created: list[Found] = []  # simple metrics MetricFlow makes from measures with create_metric: true
         self.boolean_dimensions: set[str] = set()  # Model__dimension used as a bare condition: typed boolean
+        self.numeric_dimensions: set[str] = set()  # a categorical compared with a number in a filter: typed number
 
     def refuse(self, location: Location, message: str) -> None:
         self.refusals.append(Refusal(location, message))
@@ -104,13 +107,20 @@ class Converter(MetricMapping):
         for name, body in self.bodies.items():
             models[model_identity(body)] = ModelEntry(f"models/{name}.yml", body,
                                                       [f"imported from {self.models[name].found.file} (dbt semantic model {name})"])
+        found_saved = sorted(self.sources.saved_queries, key=lambda f: f.name)  # one order, whichever form was read
+        saved = [q for q in (self.saved_query(f) for f in found_saved) if q]  # their filters type dimensions too
         for qualified in self.boolean_dimensions:
             model, _, dim = qualified.partition("__")
             if model in self.models and dim in self.models[model].dimensions:
                 self.models[model].dimensions[dim]["type"] = "boolean"
+        for qualified in self.numeric_dimensions - self.boolean_dimensions:
+            model, _, dim = qualified.partition("__")
+            if model in self.models and self.models[model].dimensions.get(dim, {}).get("type") == "string":
+                self.models[model].dimensions[dim]["type"] = "number"
         doc = LayerDoc(database, models, joins)
-        saved = [q for q in (self.saved_query(f) for f in self.sources.saved_queries) if q]
-        return Converted(doc, self.refusals, saved, metrics)
+        notes: list[Refusal] = []
+        unread_keys(self.sources, lambda where, message: notes.append(Refusal(where, message)))
+        return Converted(doc, self.refusals, saved, metrics, notes)
 
     # -- semantic models -----------------------------------------------------------------------
     def semantic_model(self, found: Found) -> None:
@@ -207,9 +217,9 @@ class Converter(MetricMapping):
         else:
             self.refuse(found.at(item, "type"), f"dimension '{name}' of {model}: unknown type '{kind}' (categorical or time)")
             return None
-        description = item.get("description") or item.get("label")
-        if description:
-            out["description"] = str(description).strip()
+        if item.get("description"):
+            out["description"] = str(item["description"]).strip()
+        out.update(label_and_meta(item))
         out["expr"] = str(item.get("expr")) if item.get("expr") is not None else name
         return out
 
@@ -243,13 +253,14 @@ class Converter(MetricMapping):
         self.measures[name] = (model, item)
         if item.get("create_metric"):
             body = {"name": name, "type": "simple", "type_params": {"measure": name}}
-            if item.get("description"):
-                body["description"] = item["description"]
+            for key in ("description", "label", "meta", "config"):
+                if item.get(key):
+                    body[key] = item[key]
             self.created.append(Found("metric", body, found.file, found.at(item).line))
         out: dict[str, Any] = {"name": name, "agg": AGGS[agg]}
-        description = item.get("description") or item.get("label")
-        if description:
-            out["description"] = str(description).strip()
+        if item.get("description"):
+            out["description"] = str(item["description"]).strip()
+        out.update(label_and_meta(item))
         out["expr"] = expr
         out.update(extra)
         shown, problem = dbt_format(item)
@@ -364,6 +375,7 @@ class Converter(MetricMapping):
                 translated = translate(str(text), rename).strip()
                 out.append(self.explicit_booleans(translated))
                 self.boolean_dimensions.update(owners[n] for n in list(self.boolean_dimensions) if n in owners)
+                self.numeric_dimensions.update(owners[n] for n in list(self.numeric_dimensions) if n in owners)
             except TemplateError as err:
                 self.refuse(found.at(container, key), f"metric '{found.name}': filter {str(text).strip()!r}: {err}")
                 return None
@@ -397,6 +409,14 @@ class Converter(MetricMapping):
         for column in tree.find_all(exp.Column):
             if bare(column):
                 self.boolean_dimensions.add(column.name)
+        # `{{ Dimension('order_id__customer_order_number') }} = 1`: MetricFlow's categorical holds numbers here
+        for compare in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE):
+            sides = (compare.this, compare.expression)
+            for one, other in (sides, sides[::-1]):
+                if isinstance(one, exp.Column) and isinstance(other, exp.Literal) and not other.is_string:
+                    self.numeric_dimensions.add(one.name)
+                elif isinstance(one, exp.Column) and isinstance(other, exp.Boolean):  # `... = true`
+                    self.boolean_dimensions.add(one.name)
         return predicate
 
     # -- time spine, saved queries -------------------------------------------------------------
@@ -404,29 +424,57 @@ class Converter(MetricMapping):
         for spec, where in self.sources.time_spines:
             if spec.get("grain") in ("day", "") and spec.get("table") and spec.get("column"):
                 table = str(spec["table"])
-                if self.schema and "." in table:
-                    table = f"{self.schema}.{table.split('.')[-1]}"
+                if self.schema:  # as every model's table: a project's `time_spine: table: x` too, not only a manifest's s.x
+                    table = f"{self.schema}.{table.split('.')[-1].strip(chr(34) + '`')}"
                 return {"table": table, "column": str(spec["column"])}
         return None
 
+    @staticmethod
+    def query_name(text: Any) -> str:
+        return _query_name(text)
+
     def saved_query(self, found: Found) -> dict[str, Any] | None:
         params = found.body.get("query_params") or {}
+        try:  # `TimeDimension('metric_time', 'day')` -> metric_time__day: the names the layer resolves
+            group_by = [self.query_name(g) for g in params.get("group_by") or []]
+            order_by = [self.query_name(o) for o in params.get("order_by") or []]
+        except TemplateError as err:
+            self.refuse(found.at(found.body, "query_params"), f"saved query '{found.name}': {err}")
+            return None
         smq: dict[str, Any] = {"metrics": [str(m) for m in params.get("metrics") or []]}
-        group_by = [str(g) for g in params.get("group_by") or []]
         if group_by:
             smq["group_by"] = group_by
         where = params.get("where")
+        if isinstance(where, dict):  # a manifest's {where_filters: [{where_sql_template: ...}]}
+            where = [w.get("where_sql_template") for w in where.get("where_filters") or [] if isinstance(w, dict)]
         if where:
-            smq["filters"] = [str(w) for w in (where if isinstance(where, list) else [where])]
-        if params.get("order_by"):
-            smq["order_by"] = [str(o) for o in params["order_by"]]
+            filters = self.filters(found, {"where": [str(w) for w in (where if isinstance(where, list) else [where]) if w]},
+                                   "where", None)
+            if filters is None:
+                return None
+            smq["filters"] = filters
+        if order_by:
+            smq["order_by"] = order_by
         if params.get("limit") is not None:
             smq["limit"] = params["limit"]
         out: dict[str, Any] = {"name": found.name}
         if found.body.get("description"):
             out["description"] = str(found.body["description"]).strip()
+        if found.body.get("label"):
+            out["label"] = str(found.body["label"]).strip()
         out["query"] = smq
         return out
+
+
+def _query_name(text: Any) -> str:
+    """A saved query's group_by or order_by entry as an SMQ name: `Dimension('customer__name')` -> customer__name,
+    `TimeDimension('metric_time', 'week')` -> metric_time__week, `Entity('order_id')` -> order_id, `.descending(True)` -> '-'."""
+    raw = str(text).strip()
+    if not re.match(r"(Dimension|TimeDimension|Entity|Metric)\s*\(", raw):
+        return raw
+    ref = parse_reference(raw)
+    name = ref.name if ref.kind == "Metric" else template_name(ref)
+    return f"-{name}" if ref.descending else name
 
 
 def convert(sources: DbtSources, db_name: str, dialect: str, schema: str | None = None) -> Converted:

@@ -69,3 +69,23 @@ def dbt_format(item: Any) -> tuple[dict[str, Any] | None, str | None]:
     if out is not None and decimals is not None:
         out["decimals"] = decimals
     return out, None
+
+
+def label_and_meta(item: Any) -> dict[str, Any]:
+    """A dbt element's `label` and its `meta` (or `config.meta`), as the layer's own keys (listings only)."""
+    out: dict[str, Any] = {}
+    if item.get("label"):
+        out["label"] = str(item["label"]).strip()
+    meta = _meta(item)
+    if meta:
+        out["meta"] = _plain(meta)
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """YAML's positioned mappings and lists as plain ones (what the layer file is written from)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value

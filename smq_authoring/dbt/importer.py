@@ -15,7 +15,7 @@ from typing import Any, Callable
 import yaml
 
 from engine import Layer, load_layer
-from engine.errors import LayerError
+from engine.errors import EngineError, LayerError, Location
 from engine.layer.load import display_path
 from engine.dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 
@@ -38,6 +38,7 @@ class ImportResult:
     db_name: str = ""
     layer: Layer | None = None
     refusals: list[Refusal] = field(default_factory=list)
+    notes: list[Refusal] = field(default_factory=list)  # keys not imported that change no answer (report.py)
     written: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
     changes: list[str] = field(default_factory=list)
@@ -49,6 +50,7 @@ class ImportResult:
 
     def summary(self) -> str:
         tail = f"; {len(self.refusals)} construct(s) left out" if self.refusals else ""
+        tail += f"; {len(self.notes)} note(s) on what was not imported" if self.notes else ""
         return (f"{self.db_name}: imported {self.models} model(s), {self.metrics} metric(s), {self.joins} join(s), "
                 f"{self.saved_queries} saved quer{'y' if self.saved_queries == 1 else 'ies'} from a {self.origin}{tail}")
 
@@ -66,15 +68,32 @@ def import_dbt(source: Path, db_name: str, layer_dir: Path, *, dialect: str = DE
         raise LayerError(f"{display(Path(source))}: no semantic_models found in {sources.files} YAML file(s) "
                          "(a dbt project, a folder of MetricFlow YAML, or a semantic_manifest.json)", code="dbt_unreadable")
     converted = convert(sources, db_name, dialect.lower(), schema)
-    result = ImportResult(Path(layer_dir), db_name, refusals=converted.refusals, origin=sources.origin,
+    result = ImportResult(Path(layer_dir), db_name, refusals=converted.refusals, notes=converted.notes, origin=sources.origin,
                           models=len(converted.doc.models), metrics=converted.metrics, joins=len(converted.doc.joins),
                           saved_queries=len(converted.saved_queries))
+    layer = validate_doc(converted.doc, ScaffoldError, "the imported layer does not validate (a bug: please report it)")
+    _check_saved_queries(converted, sources, layer)
+    result.saved_queries = len(converted.saved_queries)
     if converted.refusals and not partial:
         raise ImportRefused(f"{len(converted.refusals)} construct(s) cannot be imported; nothing was written "
                             "(--partial writes the rest)", [r.formatted() for r in converted.refusals])
-    validate_doc(converted.doc, ScaffoldError, "the imported layer does not validate (a bug: please report it)")
     _write(converted, result)
     return result
+
+
+def _check_saved_queries(converted: Converted, sources: Any, layer: Layer) -> None:
+    """A saved query the layer cannot answer is refused at its line (the layer refuses to load a broken one)."""
+    found = {f.name: f for f in sources.saved_queries}
+    kept = []
+    for saved in converted.saved_queries:
+        try:
+            layer.compile(saved["query"], use_cache=False)
+        except EngineError as err:
+            where = found[saved["name"]].at() if saved["name"] in found else Location()
+            converted.refusals.append(Refusal(where, f"saved query '{saved['name']}': {err.message}"))
+            continue
+        kept.append(saved)
+    converted.saved_queries = kept
 
 
 def _write(converted: Converted, result: ImportResult) -> None:

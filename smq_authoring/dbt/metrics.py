@@ -15,7 +15,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location, nearest
 
-from .formats import dbt_format
+from .formats import dbt_format, label_and_meta
 from .source import DbtSources, Found
 
 if TYPE_CHECKING:
@@ -57,8 +57,9 @@ class MetricMapping:
                         f"are {NOT_YET}")
             return None
         out: dict[str, Any] = {"name": name, "type": kind}
-        if body.get("description") or body.get("label"):
-            out["description"] = str(body.get("description") or body.get("label")).strip()
+        if body.get("description"):
+            out["description"] = str(body["description"]).strip()
+        out.update(label_and_meta(body))
         if kind == "simple":
             mapped = self.simple(found, params)
         elif kind == "ratio":

@@ -67,6 +67,9 @@ def cmd_import_dbt(args: argparse.Namespace) -> int:
         return ExitCode.BAD_INPUT
     for refusal in result.refusals:
         print(f"{refusal.formatted()}", file=sys.stderr)
+    for noted in result.notes:  # not imported, and why (changes no answer, or not in the layer yet)
+        file_line, _, message = noted.formatted().partition(": ")
+        print(f"{file_line}: note: {message}", file=sys.stderr)
     for note in result.kept:
         print(f"smq: {note}", file=sys.stderr)
     print(result.summary())

@@ -26,6 +26,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                                    "(--metrics, --group-by, --where, --order-by, --limit) or as a whole SMQ.")
     add_models_dir(p)
     p.add_argument("--db", required=True, help="database name")
+    p.add_argument("--saved-query", metavar="NAME",
+                   help="run a saved query of the layer by name (--where adds filters; --order-by, --limit replace its own)")
     p.add_argument("--metrics", help="comma-separated metric names")
     p.add_argument("--group-by", help="comma-separated dimensions, entities or metric_time[__grain]")
     p.add_argument("--where", action="append", default=[], metavar="FILTER",
@@ -49,6 +51,8 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
     """The SMQ from a whole-query argument or from the options; never both."""
     options = {"metrics": _names(args.metrics), "group_by": _names(args.group_by),
                "filters": [w for w in args.where if w.strip()], "order_by": _names(args.order_by)}
+    if args.smq is not None and getattr(args, "saved_query", None):
+        raise QueryError("give either --saved-query or a whole SMQ, not both", code="bad_arguments")
     if args.smq is not None:
         given = [flag for flag, key in (("--metrics", "metrics"), ("--group-by", "group_by"), ("--where", "filters"),
                                         ("--order-by", "order_by")) if options[key]]
@@ -56,13 +60,19 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
             flags = given + (["--limit"] if args.limit is not None else [])
             raise QueryError(f"give the query either as an SMQ or as options, not both ({', '.join(flags)} with an SMQ)",
                              code="bad_arguments")
-        smq = read_smq(args.smq)
-        if not isinstance(smq, dict):
+        whole = read_smq(args.smq)
+        if not isinstance(whole, dict):
             raise QueryError("the SMQ must be a JSON object", code="invalid_smq")
-        return smq
+        return whole
     smq: dict[str, Any] = {key: value for key, value in options.items() if value}
     if args.limit is not None:
         smq["limit"] = args.limit
+    if getattr(args, "saved_query", None):
+        fixed = [flag for flag, key in (("--metrics", "metrics"), ("--group-by", "group_by")) if options[key]]
+        if fixed:
+            raise QueryError(f"a saved query fixes its metrics and group_by: {' and '.join(fixed)} cannot be given with "
+                             "--saved-query (--where, --order-by and --limit can)", code="bad_arguments")
+        return {"saved_query": args.saved_query, **smq}
     if not smq.get("metrics") and not smq.get("group_by"):
         raise QueryError("nothing to query: give --metrics and/or --group-by, or a whole SMQ", code="bad_arguments")
     return smq

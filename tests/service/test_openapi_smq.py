@@ -12,7 +12,7 @@ def test_query_and_compile_declare_the_smq_schema(client: TestClient) -> None:
     schemas = client.get("/openapi.json").json()["components"]["schemas"]
     for request in ("QueryRequest", "CompileRequest"):
         smq = schemas[request]["properties"]["smq"]
-        assert set(smq["properties"]) == {"metrics", "group_by", "filters", "order_by", "limit"}
+        assert set(smq["properties"]) == {"metrics", "group_by", "filters", "order_by", "limit", "saved_query"}
         forms = smq["properties"]["filters"]["anyOf"][0]["items"]["anyOf"]
         assert forms[0] == {"type": "string", "minLength": 1}
         assert "inDateRange" in forms[1]["properties"]["operator"]["enum"]

@@ -21,7 +21,7 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     `p`.`period` AS `g0`,
-    AVG(`r`.`i0`) AS `a0`
+    AVG(CAST(`r`.`i0` AS DOUBLE)) AS `a0`
   FROM `f0_periods` AS `p`
   LEFT JOIN `f0_rows` AS `r`
     ON `r`.`t` < ADD_MONTHS(`p`.`period`, 1)

@@ -1,7 +1,7 @@
 SELECT
   `dedup`.`g0` AS `ProductsModel__category`,
   SUM(`dedup`.`i0`) AS `PaymentsModel__amountPaid`,
-  AVG(`dedup`.`i1`) AS `PaymentsModel__averagePayment`
+  AVG(CAST(`dedup`.`i1` AS DOUBLE)) AS `PaymentsModel__averagePayment`
 FROM (
   SELECT DISTINCT
     `payments`.payment_id AS `__pk0`,
