@@ -29,7 +29,7 @@ from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
-DIMENSION_KEYS = ("name", "type", "description", "expr", "time_granularity")
+DIMENSION_KEYS = ("name", "type", "description", "expr", "time_granularity", "is_partition")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "format", "measure", "filters", "numerator", "denominator", "expr",
@@ -79,8 +79,13 @@ class ElementReader(BaseReader):
                             where(file, node, "time_granularity", field=f"{field}.time_granularity"), code="invalid_type",
                             suggestions=nearest(grain, GRAINS, 1) if kind in TIME_TYPES else [])
             grain = None
+        partition = node.get("is_partition", False)
+        if not isinstance(partition, bool):
+            self.errors.add(f"{field}.is_partition: expected true or false, not '{partition}'",
+                            where(file, node, "is_partition", field=f"{field}.is_partition"), code="invalid_shape")
+            partition = False
         return Dimension(model, name, kind, self.text(node, "description", file, field), expr_text, parsed,
-                         where(file, node, "name", field=field), grain if grain != "day" else None)
+                         where(file, node, "name", field=field), grain if grain != "day" else None, partition)
 
     def _measure(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Measure | None:
         field = f"measures[{i}]"

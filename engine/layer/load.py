@@ -24,6 +24,7 @@ from .model import (
     JOIN_TYPES, RELATIONSHIPS, CachePolicy, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
     TimeSpine,
 )
+from .joins import with_partitions
 from .reader import NAME_RULE, _kind, display_path
 from .yamlpos import YMap, YSeq, where
 from .vocab import _flag, check_non_additive
@@ -431,7 +432,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         for metric in model_metrics:
             if reader._unique(metric.name, metric.location, metric_locs, "metric", f"database '{db['name']}'"):
                 metrics[metric.name] = metric
-    joins = reader.joins()
+    joins = with_partitions(reader.joins(), models)
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
     parts = {

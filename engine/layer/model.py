@@ -63,6 +63,9 @@ class Dimension:
     # a time dimension's declared grain (`time_granularity`, MetricFlow's): its values are periods of it, e.g. a
     # monthly snapshot; conversion metrics compare event times at the coarsest grain of their two time dimensions
     grain: str | None = None
+    # `is_partition: true` (MetricFlow's): a join between two models that both declare a partition dimension of
+    # this name joins on it too, beside the entity key (engine/layer/joins.py with_partitions)
+    partition: bool = False
 
     @property
     def qualified_name(self) -> str:

@@ -211,6 +211,8 @@ class Converter(MetricMapping):
         if description:
             out["description"] = str(description).strip()
         out["expr"] = str(item.get("expr")) if item.get("expr") is not None else name
+        if item.get("is_partition") is True:  # joins between two models sharing it also join on it (the engine's)
+            out["is_partition"] = True
         return out
 
     def measure(self, found: Found, model: str, item: Any) -> dict[str, Any] | None:

@@ -32,11 +32,13 @@ ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "snowflake")
 EXTRA_METRICS = yaml.safe_load((HERE / "extra_metrics.yml").read_text())
 # extra_metrics.d/*.yml: per model file, {dimensions: [...], measures: [...], metrics: [...]} to append
 EXTRA_ELEMENTS = [yaml.safe_load(file.read_text()) or {} for file in sorted((HERE / "extra_metrics.d").glob("*.yml"))]
+# extra_models/: whole model files added to the layer, and joins.yml's edges appended to the demo's
+EXTRA_MODELS = HERE / "extra_models"
 
 
 def shop_with_extra_metrics(folder: Path) -> Layer:
     """A copy of the demo layer in `folder` with extra_metrics.yml's metrics (and extra_metrics.d's
-    dimensions, measures and metrics) appended to its models."""
+    dimensions, measures and metrics) appended to its models, and extra_models/' models and joins added."""
     target = folder / "shop"
     shutil.copytree(DEMO_MODELS / "shop", target, ignore=shutil.ignore_patterns("data"))
     additions = [{file: {"metrics": metrics} for file, metrics in EXTRA_METRICS.items()}, *EXTRA_ELEMENTS]
@@ -47,6 +49,13 @@ def shop_with_extra_metrics(folder: Path) -> Layer:
             for kind, elements in kinds.items():
                 model[kind] = [*(model.get(kind) or []), *elements]
             path.write_text(yaml.safe_dump(model, sort_keys=False))
+    for file in sorted(EXTRA_MODELS.glob("*.yml")):
+        if file.name != "joins.yml":
+            shutil.copy(file, target / "models" / file.name)
+    # appended as text: PyYAML would read joins.yml's bare `on:` keys as the boolean True
+    extra_edges = (EXTRA_MODELS / "joins.yml").read_text().split("joins:\n", 1)[1]
+    joins_file = target / "joins.yml"
+    joins_file.write_text(joins_file.read_text().rstrip("\n") + "\n" + extra_edges)
     return load_layer(target)
 
 
