@@ -110,6 +110,9 @@ class SpineFill(Node):
     having: tuple[exp.Expression, ...]
     position: int  # the time key the spine is joined on
     grain: str
+    # the agg time dimensions of its measures (qualified names): a filter on one of them bounds the spine like a
+    # filter on metric_time (None: a layer without metric_time, only the key's own dimension does)
+    time_dimensions: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,11 @@ EXTRA_ELEMENTS = [yaml.safe_load(file.read_text()) or {} for file in sorted((HER
 EXTRA_MODELS = HERE / "extra_models"
 
 
-def shop_with_extra_metrics(folder: Path) -> Layer:
+# `layer: shop_extra_on_time_axis`: the same, with OrdersModel on orderDate and PaymentsModel on paidAt (metric_time)
+TIME_AXES = {"orders.yml": "orderDate", "payments.yml": "paidAt"}
+
+
+def shop_with_extra_metrics(folder: Path, time_axes: dict[str, str] | None = None) -> Layer:
     """A copy of the demo layer in `folder` with extra_metrics.yml's metrics (and extra_metrics.d's
     dimensions, measures and metrics) appended to its models, and extra_models/' models and joins added."""
     target = folder / "shop"
@@ -56,13 +60,17 @@ def shop_with_extra_metrics(folder: Path) -> Layer:
     extra_edges = (EXTRA_MODELS / "joins.yml").read_text().split("joins:\n", 1)[1]
     joins_file = target / "joins.yml"
     joins_file.write_text(joins_file.read_text().rstrip("\n") + "\n" + extra_edges)
+    for file, dimension in (time_axes or {}).items():
+        path = target / "models" / file
+        path.write_text(path.read_text() + f"default_time_dimension: {dimension}\n")
     return load_layer(target)
 
 
 @pytest.fixture(scope="module")
 def layers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Layer]:
     return {"shop": load_layers(DEMO_MODELS)["shop"],
-            "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"))}
+            "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers")),
+            "shop_extra_on_time_axis": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"), TIME_AXES)}
 
 
 def _key(value: Any) -> tuple:

@@ -22,7 +22,7 @@ import pytest
 from engine import load_layers
 
 from ..conftest import DEMO_MODELS, normalize
-from .test_engines import CASES, assert_same_rows, shop_with_extra_metrics
+from .test_engines import CASES, TIME_AXES, assert_same_rows, shop_with_extra_metrics
 
 Runner = Callable[[str], tuple[list[str], list[tuple]]]
 
@@ -44,7 +44,8 @@ class CaseLayers:
 
 @pytest.fixture(scope="module")
 def case_layers(shop: Any, tmp_path_factory: pytest.TempPathFactory) -> CaseLayers:
-    return CaseLayers({"shop": shop, "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"))})
+    return CaseLayers({"shop": shop, "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers")),
+                       "shop_extra_on_time_axis": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"), TIME_AXES)})
 
 
 @pytest.fixture(scope="session")
