@@ -19,7 +19,7 @@ SYSTEM = "runs programs or reads server internals"
 COMPILER_SETTING = "join_use_nulls = 1"  # the one query-level setting compiled SQL carries
 
 _TRUNCATE = {"day": "toDate", "week": "toMonday", "month": "toStartOfMonth", "quarter": "toStartOfQuarter",
-             "year": "toStartOfYear"}
+             "year": "toStartOfYear", "hour": "toStartOfHour", "minute": "toStartOfMinute", "second": "toStartOfSecond"}
 _ADD = {"day": "addDays", "month": "addMonths", "year": "addYears"}
 _INEQUALITIES = (exp.LT, exp.LTE, exp.GT, exp.GTE)
 
@@ -50,8 +50,11 @@ class ClickHouse(Dialect):
     ))
     allowed_settings = (COMPILER_SETTING,)
 
-    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
         """DATE_TRUNC returns a DateTime for a DateTime; toMonday is the ISO week."""
+        return call(_TRUNCATE[grain], value)
+
+    def truncate_time(self, value: exp.Expression, grain: str) -> exp.Expression:
         return call(_TRUNCATE[grain], value)
 
     def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:

@@ -25,6 +25,16 @@ METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
 GRAINS = ("day", "week", "month", "quarter", "year")
+# below a day: a timestamp dimension (or metric_time on one) grouped by the hour, minute or second, truncated to a
+# TIMESTAMP (engine/dialects: truncate). The time spine is daily, so what reads it (cumulative, offset, conversion
+# metrics, join_to_timespine) is refused at these grains (engine/resolve/query_resolver.py _check_sub_daily)
+SUB_DAILY_GRAINS = ("second", "minute", "hour")
+TIME_GRAINS = (*SUB_DAILY_GRAINS, *GRAINS)  # finest first
+
+
+def grained_type(grain: str) -> str:
+    """The type of a time dimension read at a grain: a day or coarser is a DATE, an hour or finer a TIMESTAMP."""
+    return "timestamp" if grain in SUB_DAILY_GRAINS else "date"
 DATE_PARTS = ("year", "quarter", "month", "day", "dow", "doy")
 ENTITY_TYPES = ("primary", "unique", "foreign")
 TIME_AXIS = "metric_time"  # the common time axis: each measure on its own time dimension

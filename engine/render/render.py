@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..layer.exprs import qualify
 from .sqltree import aliased, col, ident
 from ..layer.joins import Path
-from ..layer.model import PERCENTILE_AGGS, Measure, Metric, Model, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, Measure, Metric, Model, SemanticLayer, grained_type
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
@@ -131,7 +131,7 @@ class Renderer:
             if isinstance(n, (exp.Column, exp.Dot)):
                 ref = refs.get(column_name(n))
                 if isinstance(ref, DimRef) and ref.dimension.is_time and not ref.date_part:
-                    return "date" if ref.grain else ref.dimension.type
+                    return grained_type(ref.grain) if ref.grain else ref.dimension.type
             return None
 
         def fix(n: exp.Expression) -> exp.Expression:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..dialects import DEFAULT_ENGINE
 from ..errors import Location, QueryError, nearest
 from ..layer.exprs import parse_expression
-from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
+from ..layer.model import DATE_PARTS, TIME_AXIS, TIME_GRAINS, Dimension, SemanticLayer
 from ..layer.templates import TemplateError, template_name, translate
 from .refs import DimRef
 
@@ -29,7 +29,7 @@ EXTRACT = "extract_"
 def split_suffix(segments: list[str], text: str, field: str) -> tuple[list[str], str | None, str | None]:
     """(segments without the suffix, grain, date part) of `x__month` / `x__extract_year`."""
     last = segments[-1].lower()
-    if len(segments) > 1 and last in GRAINS:
+    if len(segments) > 1 and last in TIME_GRAINS:
         return segments[:-1], last, None
     if len(segments) > 1 and last.startswith(EXTRACT):
         part = last[len(EXTRACT):]
@@ -80,7 +80,7 @@ class MFNames:
     def names(self) -> list[str]:
         """Every MetricFlow name of the layer (for nearest-name suggestions)."""
         if self._pool is None:
-            pool = [TIME_AXIS, *(f"{TIME_AXIS}__{g}" for g in GRAINS)]
+            pool = [TIME_AXIS, *(f"{TIME_AXIS}__{g}" for g in TIME_GRAINS)]
             for entity, models in self.entities.items():
                 if any(entity in self.layer.models[m].entities for m in models) and not self.hidden_entity(entity):
                     pool.append(entity)
@@ -131,9 +131,9 @@ class MFNames:
         segments, grain, part = split_suffix(text.split("__"), text, field)
         if segments[0] == TIME_AXIS:
             if len(segments) > 1:
-                raise QueryError(f"'{text}': write {TIME_AXIS} or {TIME_AXIS}__<grain> ({', '.join(GRAINS)})",
+                raise QueryError(f"'{text}': write {TIME_AXIS} or {TIME_AXIS}__<grain> ({', '.join(TIME_GRAINS)})",
                                  code="unknown_grain", location=Location(field=field),
-                                 suggestions=nearest(text, [f"{TIME_AXIS}__{g}" for g in GRAINS], 2))
+                                 suggestions=nearest(text, [f"{TIME_AXIS}__{g}" for g in TIME_GRAINS], 2))
             return DimRef(text, axis_dimension(), (), grain, axis=True, date_part=part)
         path, element = tuple(segments[:-1]), segments[-1]
         for entity in path:

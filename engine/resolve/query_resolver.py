@@ -14,11 +14,11 @@ from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import GRAINS, PERCENTILE_AGGS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
 from .filters import Filter, parse_filter, substitute, wrap
 from .metric_filters import MetricFilterRef
 from .query import SMQ
-from .names import DimRef, MeasureRef, Resolver
+from .names import DimRef, MeasureRef, Resolver, check_sub_daily
 from ..dialects.base import Dialect, float_division
 from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .offsets import check_offset_keys, check_offset_reads, offset_input, offset_key
@@ -81,6 +81,7 @@ class QueryResolver:
             if dim.qualified_name in (resolver or self.resolver).hidden:  # hidden from this role: as if it had none
                 raise QueryError(f"'{ref.text}': measure {measure.qualified_name} has no visible time dimension for metric_time",
                                  code="missing_time_dimension", location=Location(field=field))
+            check_sub_daily(ref.text, ref.grain, dim.type, dim.qualified_name, field)
             return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part)
         return (resolver or self.resolver).mf.bind(ref, model, self.graph, field)
 
@@ -228,6 +229,7 @@ class QueryResolver:
             return self.spine_plan(group_keys, where, tuple(order), smq.limit)
         groups = self._groups(group_keys, where)
         self._check_engine(groups, smq)
+        self._check_sub_daily(group_keys, groups, smq)
         return ResolvedQuery(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit)
 
     def spine_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
@@ -250,7 +252,7 @@ class QueryResolver:
         for text in smq.metrics:
             metric = self.layer.metrics.get(text)
             grains.append(metric.time_grain if metric is not None and metric.time_grain else "day")
-        grain = min(grains or ["day"], key=GRAINS.index)
+        grain = min(grains or ["day"], key=TIME_GRAINS.index)
         return tuple(replace(r, grain=grain) if r.axis and r.grain is None and r.date_part is None else r for r in group_keys)
 
     def _groups(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> tuple[Aggregation, ...]:
@@ -333,6 +335,27 @@ class QueryResolver:
         reads = CumulativeRead(cumulative, time_filters) if cumulative is not None else RowsRead()
         return Aggregation(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, group_keys, where, reads)
 
+
+    def _check_sub_daily(self, group_keys: tuple[DimRef, ...], groups: tuple[Aggregation, ...], smq: SMQ) -> None:
+        """An hour, minute or second in group_by with a metric that reads the daily time spine: refused, naming both."""
+        fine = next((i for i, r in enumerate(group_keys) if r.grain in SUB_DAILY_GRAINS), None)
+        if fine is None:
+            return
+        spined = [g for g in groups if g.offset is not None or not isinstance(g.reads, RowsRead)]
+        filled = self.layer.time_spine is not None and any(self._joins_spine(t, frozenset()) for t in smq.metrics)
+        if spined or filled:
+            what = ("join_to_timespine" if not spined else "a cumulative metric" if isinstance(spined[0].reads, CumulativeRead)
+                    else "a conversion metric" if not isinstance(spined[0].reads, RowsRead) else "an offset input")
+            raise QueryError(f"'{group_keys[fine].text}': grain '{group_keys[fine].grain}' with {what}, which reads the daily "
+                             "time spine: group by day or coarser", code="unsupported_grain",
+                             location=Location(field=f"group_by[{fine}]"), suggestions=[group_keys[fine].text.rsplit("__", 1)[0] + "__day"])
+
+    def _joins_spine(self, name: str, seen: frozenset[str]) -> bool:
+        """Does this metric, or an input of it at any depth, ask for join_to_timespine?"""
+        metric = self.layer.metrics.get(name)
+        if metric is None or name in seen:
+            return False
+        return metric.join_to_timespine or any(self._joins_spine(n, seen | {name}) for n in metric.inputs())
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""
