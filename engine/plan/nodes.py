@@ -86,6 +86,9 @@ class Merge(Node):
 
     inputs: tuple[Leaf, ...]
     keys: int  # the number of group keys (g0..)
+    # per input: read only by the query's metric filters (HAVING), no output reads it. Such an input's groups are
+    # not listed on their own: a filter holds on the rows the queried metrics have, it adds none
+    filter_only: tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,8 @@ merge, the metric math, the spine fill and the order. Nothing here can fail on a
 
 from __future__ import annotations
 
+from sqlglot import exp
+
 from ..layer.model import SemanticLayer
 from ..resolve.names import DimRef
 from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, ResolvedQuery
@@ -19,13 +21,24 @@ def plan_query(query: ResolvedQuery, layer: SemanticLayer) -> Node:
         return OrderLimit(SpinePeriods(query.group_keys, query.where), query.order_by, query.limit)
     leaves = tuple(leaf(agg) for agg in query.aggregations)
     spine = spine_key(query, layer)
-    source = leaves[0] if len(leaves) == 1 and isinstance(leaves[0], (Aggregate, SemiAdditive)) else Merge(leaves, len(query.group_keys))
+    source = (leaves[0] if len(leaves) == 1 and isinstance(leaves[0], (Aggregate, SemiAdditive))
+              else Merge(leaves, len(query.group_keys), filter_only(query)))
     top: Node = Project(source, query.outputs, query.having, having_as_columns=spine is not None)
     if spine is not None:
         assert isinstance(top, Project)
         top = SpineFill(top, query.group_keys, query.where, query.outputs, query.having, *spine, spine_time_dimensions(query, layer))
     assert isinstance(top, (Project, SpineFill))
     return OrderLimit(top, query.order_by, query.limit)
+
+
+def filter_only(query: ResolvedQuery) -> tuple[bool, ...]:
+    """Per aggregation: does no output read it, and a metric filter does? () when there is none such. (One that
+    nothing reads, such as a conversion metric's base events placing its periods, lists its groups.)"""
+    read = {c.name for o in query.outputs for c in o.template.find_all(exp.Column)}
+    filtered = {c.name for h in query.having for c in h.find_all(exp.Column)}
+    flags = tuple(not any(c.id in read for c in agg.columns) and any(c.id in filtered for c in agg.columns)
+                  for agg in query.aggregations)
+    return flags if any(flags) and not all(flags) else ()
 
 
 def leaf(agg: Aggregation) -> Leaf:
