@@ -361,10 +361,21 @@ class JoinEdge:
 
 
 @dataclass(frozen=True, slots=True)
+class CustomGrain:
+    """A custom granularity of the time spine (MetricFlow's `custom_granularities`): `name` is the grain a query
+    writes (`metric_time__fiscal_quarter`), `column` the spine's column holding each day's period."""
+
+    name: str
+    column: str
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
 class TimeSpine:
     table: str
     column: str
     table_node: exp.Table
+    custom_grains: Mapping[str, CustomGrain] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

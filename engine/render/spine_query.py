@@ -24,6 +24,9 @@ def spine_query(plan: SpinePeriods, renderer: Renderer) -> exp.Select:
     def render_ref(ref: DimRef) -> exp.Expression:
         if ref.date_part:
             return renderer.dialect.date_part(day.copy(), ref.date_part)
+        custom = spine.custom_grains.get(ref.grain) if ref.grain else None
+        if custom is not None:  # the spine's own column
+            return col(custom.column, "spine")
         return renderer.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
 
     keys = [render_ref(ref) for ref in plan.group_keys]

@@ -227,9 +227,9 @@ class QueryResolver:
             order = [(ref.text, False) for ref in group_keys]
         if not smq.metrics and group_keys and all(r.axis for r in group_keys):
             return self.spine_plan(group_keys, where, tuple(order), smq.limit)
+        self._check_fine_grains(group_keys, where, smq)
         groups = self._groups(group_keys, where)
         self._check_engine(groups, smq)
-        self._check_sub_daily(group_keys, groups, smq)
         return ResolvedQuery(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit)
 
     def spine_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
@@ -336,26 +336,37 @@ class QueryResolver:
         return Aggregation(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, group_keys, where, reads)
 
 
-    def _check_sub_daily(self, group_keys: tuple[DimRef, ...], groups: tuple[Aggregation, ...], smq: SMQ) -> None:
-        """An hour, minute or second in group_by with a metric that reads the daily time spine: refused, naming both."""
-        fine = next((i for i, r in enumerate(group_keys) if r.grain in SUB_DAILY_GRAINS), None)
+    def _check_fine_grains(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], smq: SMQ) -> None:
+        """An hour, minute or second, or a custom granularity, with a metric that reads the daily time spine by its
+        own periods (cumulative, offset, conversion, join_to_timespine): refused, naming both."""
+        custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
+        named = [(r, f"group_by[{i}]") for i, r in enumerate(group_keys)]
+        named += [(r, f.field) for f in where for r in f.dimension_refs()]
+        fine = next(((r, at) for r, at in named if r.grain in SUB_DAILY_GRAINS or r.grain in custom), None)
         if fine is None:
             return
-        spined = [g for g in groups if g.offset is not None or not isinstance(g.reads, RowsRead)]
-        filled = self.layer.time_spine is not None and any(self._joins_spine(t, frozenset()) for t in smq.metrics)
-        if spined or filled:
-            what = ("join_to_timespine" if not spined else "a cumulative metric" if isinstance(spined[0].reads, CumulativeRead)
-                    else "a conversion metric" if not isinstance(spined[0].reads, RowsRead) else "an offset input")
-            raise QueryError(f"'{group_keys[fine].text}': grain '{group_keys[fine].grain}' with {what}, which reads the daily "
-                             "time spine: group by day or coarser", code="unsupported_grain",
-                             location=Location(field=f"group_by[{fine}]"), suggestions=[group_keys[fine].text.rsplit("__", 1)[0] + "__day"])
+        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset()))), None)
+        if what is None:
+            return
+        ref, at = fine
+        kind = "a custom granularity" if ref.grain in custom else f"grain '{ref.grain}'"
+        raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the daily time spine by its own periods: "
+                         "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
+                         suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
 
-    def _joins_spine(self, name: str, seen: frozenset[str]) -> bool:
-        """Does this metric, or an input of it at any depth, ask for join_to_timespine?"""
+    def _reads_spine(self, name: str, seen: frozenset[str]) -> str | None:
+        """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
+        offset input, join_to_timespine; None when nothing does."""
         metric = self.layer.metrics.get(name)
         if metric is None or name in seen:
-            return False
-        return metric.join_to_timespine or any(self._joins_spine(n, seen | {name}) for n in metric.inputs())
+            return None
+        if metric.type in ("cumulative", "conversion"):
+            return f"{metric.type} metric '{name}'"
+        if metric.join_to_timespine:
+            return f"join_to_timespine (metric '{name}')"
+        if any(i.offset is not None for i in metric.derived_inputs):
+            return f"an offset input (metric '{name}')"
+        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}))), None)
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""

@@ -408,7 +408,10 @@ class Converter(MetricMapping):
                 table = str(spec["table"])
                 if self.schema and "." in table:
                     table = f"{self.schema}.{table.split('.')[-1]}"
-                return {"table": table, "column": str(spec["column"])}
+                spine = {"table": table, "column": str(spec["column"])}
+                if spec.get("custom"):  # MetricFlow's custom_granularities: metric_time__<name> reads the spine's column
+                    spine["custom_granularities"] = spec["custom"]
+                return spine
         return None
 
     def saved_query(self, found: Found) -> dict[str, Any] | None:

@@ -60,6 +60,12 @@ def shop_with_extra_metrics(folder: Path, time_axes: dict[str, str] | None = Non
     extra_edges = (EXTRA_MODELS / "joins.yml").read_text().split("joins:\n", 1)[1]
     joins_file = target / "joins.yml"
     joins_file.write_text(joins_file.read_text().rstrip("\n") + "\n" + extra_edges)
+    # a custom granularity of the spine (the demo's time_spine has the column): cases.d/custom_grains.yml
+    database = target / "database.yml"
+    spine = "  column: date_day\n"
+    assert spine in database.read_text()
+    database.write_text(database.read_text().replace(
+        spine, spine + "  custom_granularities:\n    - {name: fiscal_quarter, column: fiscal_quarter}\n", 1))
     for file, dimension in (time_axes or {}).items():
         path = target / "models" / file
         path.write_text(path.read_text() + f"default_time_dimension: {dimension}\n")

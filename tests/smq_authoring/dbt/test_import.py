@@ -64,6 +64,13 @@ def close(a: list[tuple], b: list[tuple]) -> bool:
 
 
 CASES = [
+    # is_partition on both sides (#28): the user join also matches ds_partitioned, as MetricFlow joins
+    ({"metrics": ["identity_verifications"], "group_by": ["user__home_state"]},
+     "SELECT u.home_state, SUM(1) FROM fct_id_verifications v LEFT JOIN dim_users u "
+     "ON v.user_id = u.user_id AND v.ds_partitioned = u.ds_partitioned GROUP BY 1"),
+    # a custom granularity of the time spine (MetricFlow's custom_granularities: alien_day)
+    ({"metrics": ["bookings"], "group_by": ["metric_time__alien_day"]},
+     "SELECT s.alien_day, COUNT(*) FROM fct_bookings b LEFT JOIN mf_time_spine s ON s.ds = CAST(b.ds AS DATE) GROUP BY 1"),
     ({"metrics": ["bookings", "booking_value"], "group_by": ["bookings_source__is_instant"]},
      "SELECT is_instant, COUNT(*), SUM(booking_value) FROM fct_bookings GROUP BY 1"),
     # a metric filter {{ Dimension('booking__is_instant') }} on the metric's own model
