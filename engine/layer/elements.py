@@ -24,7 +24,7 @@ from .model import (
     Window,
 )
 from .reader import BaseReader
-from .vocab import MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
+from .vocab import FILLED_KINDS, MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
 from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
@@ -205,7 +205,7 @@ class ElementReader(BaseReader):
         for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
                     *CONVERSION_KEYS, "period_agg", "periods"):
             if key in node and key not in allowed:
-                takes = sorted(allowed | {"time_grain"} | (set(METRIC_VOCAB_KEYS) if kind == "simple" else set()))
+                takes = sorted(allowed | {"time_grain"} | (set(METRIC_VOCAB_KEYS) if kind in FILLED_KINDS else set()))
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes name, type, description, {', '.join(takes)})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
         fields["filters"], fields["filter_nodes"], fields["filter_locations"] = self._filters(node, file, field)

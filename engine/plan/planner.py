@@ -58,20 +58,21 @@ def _joins_spine(layer: SemanticLayer, name: str, seen: frozenset[str] = frozens
     metric = layer.metrics.get(name)
     if metric is None or name in seen:
         return False
-    if metric.type == "simple":
+    if metric.type in ("simple", "cumulative"):
         return metric.join_to_timespine
     if metric.type not in ("ratio", "derived"):
         return False
     return any(_joins_spine(layer, n, seen | {name}) for n in metric.inputs())
 
 
-def _spine_measures(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> list[str]:
-    """The measures of the simple metrics asking for join_to_timespine under this metric (at any depth)."""
+def _spine_measures(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
+    """(measure, its cumulative metric's time dimension) of the simple and cumulative metrics asking for
+    join_to_timespine under this metric (at any depth)."""
     metric = layer.metrics.get(name)
     if metric is None or name in seen:
         return []
-    if metric.type == "simple":
-        return [metric.measure] if metric.join_to_timespine and metric.measure else []
+    if metric.type in ("simple", "cumulative"):
+        return [(metric.measure, metric.time_dimension or None)] if metric.join_to_timespine and metric.measure else []
     if metric.type not in ("ratio", "derived"):
         return []
     return [m for n in metric.inputs() for m in _spine_measures(layer, n, seen | {name})]
@@ -84,7 +85,10 @@ def spine_time_dimensions(query: ResolvedQuery, layer: SemanticLayer) -> frozens
     dimension, for a measure that names none (a layer without metric_time)."""
     found: set[str] = set()
     for output in query.outputs:
-        for qualified in _spine_measures(layer, output.name):
+        for qualified, cumulative_on in _spine_measures(layer, output.name):
+            if cumulative_on:  # a cumulative metric sits on its own time dimension
+                found.add(cumulative_on)
+                continue
             model_name, _, measure_name = qualified.partition("__")
             model = layer.models.get(model_name)
             measure = model.measures.get(measure_name) if model is not None else None

@@ -32,7 +32,7 @@ def _col(name: str, table: str | None = None) -> exp.Column:
 
 def _metric(layer: SemanticLayer, name: str) -> Metric | None:
     metric = layer.metrics.get(name)
-    return metric if metric is not None and metric.type == "simple" else None
+    return metric if metric is not None and metric.type in ("simple", "cumulative") else None
 
 
 def _over_empty_inputs(template: exp.Expression) -> exp.Expression:
