@@ -120,10 +120,11 @@ class SpineFill(Node):
 
 @dataclass(frozen=True, slots=True)
 class SpinePeriods(Node):
-    """metric_time without metrics: the periods of the time spine."""
+    """metric_time without metrics: the periods of the time spine (crossed with the other dimensions' values)."""
 
     group_keys: tuple[DimRef, ...]
     where: tuple[Filter, ...]
+    dims: Project | None = None  # the other group keys' values (a dimension-only query), every period beside each
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,12 @@ from .nodes import (
 def plan_query(query: ResolvedQuery, layer: SemanticLayer) -> Node:
     """The plan of a resolved query (or of a metric filter's subquery)."""
     if query.spine_only:
-        return OrderLimit(SpinePeriods(query.group_keys, query.where), query.order_by, query.limit)
+        dims = None
+        if query.spine_cross is not None:
+            inner = plan_query(query.spine_cross, layer)
+            assert isinstance(inner, OrderLimit) and isinstance(inner.source, Project)
+            dims = inner.source
+        return OrderLimit(SpinePeriods(query.group_keys, query.where, dims), query.order_by, query.limit)
     leaves = tuple(leaf(agg) for agg in query.aggregations)
     spine = spine_key(query, layer)
     source = (leaves[0] if len(leaves) == 1 and isinstance(leaves[0], (Aggregate, SemiAdditive))

@@ -76,7 +76,7 @@ class QueryRenderer(Renderer):
         return fill_from_timespine(self.render(node.source), node, self)
 
     def visit_SpinePeriods(self, node: n.SpinePeriods) -> exp.Query:
-        return spine_query(node, self)
+        return spine_query(node, self, self.render(node.dims) if node.dims is not None else None)
 
     def visit_Project(self, node: n.Project) -> exp.Query:
         source = node.source

@@ -227,6 +227,8 @@ class QueryResolver:
             order = [(ref.text, False) for ref in group_keys]
         if not smq.metrics and group_keys and all(r.axis for r in group_keys):
             return self.spine_plan(group_keys, where, tuple(order), smq.limit)
+        if not smq.metrics and any(r.axis for r in group_keys):
+            return self.spine_cross_plan(group_keys, where, tuple(order), smq.limit)
         self._check_fine_grains(group_keys, where, smq)
         groups = self._groups(group_keys, where)
         self._check_engine(groups, smq)
@@ -245,6 +247,25 @@ class QueryResolver:
                                  "filter on metric_time, or add a metric", code="invalid_filter", location=Location(field=f.field))
         return ResolvedQuery(group_keys, where, (), tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)),
                          (), order, limit, spine_only=True)
+
+    def spine_cross_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
+                         limit: int | None) -> ResolvedQuery:
+        """metric_time beside other dimensions without metrics, as MetricFlow answers it: the other dimensions' values
+        (a dimension-only query with their filters) crossed with the spine's periods (with metric_time's filters)."""
+        on_axis = tuple(f for f in where if f.dimension_refs() and all(r.axis for r in f.dimension_refs()))
+        for f in where:
+            if f not in on_axis and any(r.axis for r in f.dimension_refs()):
+                raise QueryError(f"filter '{f.text}': without metrics, metric_time is the time spine's periods, crossed with the "
+                                 "other dimensions; filter on metric_time and on the other dimensions in separate filters",
+                                 code="invalid_filter", location=Location(field=f.field))
+        others = tuple(r for r in group_keys if not r.axis)
+        rest = tuple(f for f in where if f not in on_axis)
+        self.axis_used = False
+        dims = ResolvedQuery(others, rest, self._groups(others, rest),
+                             tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(others)), (), (), None)
+        spine = self.spine_plan(tuple(r for r in group_keys if r.axis), on_axis, order, limit)
+        return replace(spine, group_keys=group_keys,
+                       outputs=tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)), spine_cross=dims)
 
     def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
         """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
