@@ -278,12 +278,21 @@ class QueryResolver:
 
     def _groups(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> tuple[Aggregation, ...]:
         if not self.groups:  # dimensions only: the first group-by dimension's model is the root
-            root = group_keys[0].model
             if group_keys[0].axis:
                 raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension "
                                  "(alone, without other dimensions, it lists the time spine's periods)",
                                  code="missing_time_dimension", location=Location(field="group_by[0]"))
-            return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
+            # or, where the others cannot be reached from it through many_to_one steps and entities, the next one's
+            # (MetricFlow answers whatever the order: `user__home_state_latest, listing__country_latest` from listings)
+            roots = list(dict.fromkeys(r.model for r in group_keys if not r.axis))
+            first: QueryError | None = None
+            for root in roots:
+                try:
+                    return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
+                except QueryError as err:
+                    first = first or err
+            assert first is not None
+            raise first
         out = []
         for i, (key, aggs) in enumerate(self.groups.items()):
             group = self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],

@@ -68,6 +68,10 @@ CASES = [
     ({"metrics": ["identity_verifications"], "group_by": ["user__home_state"]},
      "SELECT u.home_state, SUM(1) FROM fct_id_verifications v LEFT JOIN dim_users u "
      "ON v.user_id = u.user_id AND v.ds_partitioned = u.ds_partitioned GROUP BY 1"),
+    # dimensions only, across models, in either order: walked from the model whose joins reach the other
+    ({"group_by": ["user__home_state_latest", "listing__country_latest"]},
+     "SELECT u.home_state_latest, l.country FROM dim_listings_latest l LEFT JOIN dim_users_latest u "
+     "ON l.user_id = u.user_id GROUP BY 1, 2"),
     # a custom granularity of the time spine (MetricFlow's custom_granularities: alien_day)
     ({"metrics": ["bookings"], "group_by": ["metric_time__alien_day"]},
      "SELECT s.alien_day, COUNT(*) FROM fct_bookings b LEFT JOIN mf_time_spine s ON s.ds = CAST(b.ds AS DATE) GROUP BY 1"),
@@ -138,7 +142,7 @@ CASES = [
 
 
 @needs_mf
-@pytest.mark.parametrize("smq,sql", CASES, ids=[", ".join(c[0]["metrics"]) for c in CASES])
+@pytest.mark.parametrize("smq,sql", CASES, ids=[", ".join(c[0].get("metrics") or c[0]["group_by"]) for c in CASES])
 def test_imported_metrics_answer_like_hand_written_sql(imported: Path, mf_db: Path, smq: dict, sql: str) -> None:
     got, want = answer(imported, mf_db, smq), truth(mf_db, sql)
     assert close(got, want), (got, want)
