@@ -20,7 +20,7 @@ from .exprs import ExprError, parse_filter_expression
 from .inputs import read_input
 from ..errors import Location
 from .model import (
-    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, TIME_TYPES, Dimension, Entity, Measure, Metric, MetricInput,
+    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, TIME_GRAINS, SQL_TYPE_ALIASES, TIME_AXIS, TIME_TYPES, Dimension, Entity, Measure, Metric, MetricInput,
     Window,
 )
 from .reader import BaseReader
@@ -272,10 +272,10 @@ class ElementReader(BaseReader):
         fields["format"] = read_format(self, node, file, field)
         grain_text = self.text(node, "time_grain", file, field).lower()
         if grain_text:
-            if grain_text not in GRAINS:
-                self.errors.add(f"{field}.time_grain: unknown grain '{grain_text}' (use {', '.join(GRAINS)})",
+            if grain_text not in TIME_GRAINS:  # below a day too: a bare metric_time by the hour (on a timestamp)
+                self.errors.add(f"{field}.time_grain: unknown grain '{grain_text}' (use {', '.join(TIME_GRAINS)})",
                                 where(file, node, "time_grain", field=f"{field}.time_grain"), code="invalid_metric",
-                                suggestions=nearest(grain_text, GRAINS, 1))
+                                suggestions=nearest(grain_text, TIME_GRAINS, 1))
             else:
                 fields["time_grain"] = grain_text
         if name is None:
