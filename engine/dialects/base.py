@@ -97,6 +97,8 @@ class Dialect:
     billed: ClassVar[bool] = False  # every query scans data someone pays for (profiling off by default)
     type_names: ClassVar[Mapping[str, str]] = {}  # its driver's type names -> the SQL names clients expect
     percentiles: ClassVar[str] = "exact"  # "exact" | "approximate" (only approximate ones) | "none"
+    # a correlated scalar subquery may be a GROUP BY key (a custom granularity is the spine's column looked up by day)
+    correlated_group_keys: ClassVar[bool] = True
     extract_units: ClassVar[Mapping[str, str]] = {"dow": "ISODOW", "doy": "DOY"}
     # raw SQL: what this engine adds to the common allow-list, and what is refused on it whatever a layer says
     raw_sql_functions: ClassVar[frozenset[str]] = frozenset()

@@ -115,7 +115,7 @@ def refused(layers, case: dict, dialect: str) -> bool:
 
 
 def dialect_name(dialect: str) -> str:
-    return {"sqlite": "SQLite", "mysql": "MySQL"}.get(dialect, dialect)
+    return {"sqlite": "SQLite", "mysql": "MySQL", "clickhouse": "ClickHouse"}.get(dialect, dialect)
 
 
 @pytest.mark.parametrize("dialect", SUPPORTED_DIALECTS)

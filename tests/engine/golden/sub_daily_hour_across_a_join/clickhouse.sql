@@ -1,5 +1,5 @@
 SELECT
-  toStartOfHour("payments".paid_at) AS "PaymentsModel__paidAt__hour",
+  toDateTime64(toStartOfHour("payments".paid_at), 6) AS "PaymentsModel__paidAt__hour",
   "orders".channel AS "OrdersModel__channel",
   SUM("payments".amount) AS "PaymentsModel__amountPaid"
 FROM payments AS "payments"
@@ -8,7 +8,7 @@ LEFT JOIN orders AS "orders"
 WHERE
   "payments".paid_at BETWEEN CAST('2024-06-01' AS Nullable(DateTime)) AND CAST('2024-06-03' AS Nullable(DateTime))
 GROUP BY
-  toStartOfHour("payments".paid_at),
+  toDateTime64(toStartOfHour("payments".paid_at), 6),
   "orders".channel
 ORDER BY
   "PaymentsModel__paidAt__hour" ASC,
