@@ -107,12 +107,13 @@ def database_body(catalog: Catalog, db_name: str, layer_dir: Path, spec: Connect
 
 
 def find_time_spine(catalog: Catalog) -> tuple[Table, Column] | None:
-    """A table of consecutive days (one row per day, no gaps): what cumulative metrics need."""
+    """A table of consecutive days (one row per day, no gaps): what cumulative metrics need. Its key is the day; it
+    may hold other date columns (a fiscal quarter's first day, a week's: the custom granularities of a spine)."""
     import datetime as dt
 
     for table in catalog.tables:
-        dates = [c for c in table.columns if c.kind == "date"]
-        if len(dates) != 1 or table.key != (dates[0].name,) or not table.row_count or table.row_count < 28:
+        dates = [c for c in table.columns if c.kind == "date" and table.key == (c.name,)]
+        if len(dates) != 1 or not table.row_count or table.row_count < 28:
             continue
         col = dates[0]
         try:

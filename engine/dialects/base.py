@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from . import Engine
 
 _TYPES: dict[str, exp.DataType] = {}
+SUB_DAILY = ("second", "minute", "hour")  # grains below a day (engine/layer/model.py SUB_DAILY_GRAINS)
 
 
 def data_type(name: str) -> exp.DataType:
@@ -103,6 +104,8 @@ class Dialect:
     billed: ClassVar[bool] = False  # every query scans data someone pays for (profiling off by default)
     type_names: ClassVar[Mapping[str, str]] = {}  # its driver's type names -> the SQL names clients expect
     percentiles: ClassVar[str] = "exact"  # "exact" | "approximate" (only approximate ones) | "none"
+    # a correlated scalar subquery may be a GROUP BY key (a custom granularity is the spine's column looked up by day)
+    correlated_group_keys: ClassVar[bool] = True
     extract_units: ClassVar[Mapping[str, str]] = {"dow": "ISODOW", "doy": "DOY"}
     # raw SQL: what this engine adds to the common allow-list, and what is refused on it whatever a layer says
     raw_sql_functions: ClassVar[frozenset[str]] = frozenset()
@@ -137,11 +140,22 @@ class Dialect:
         return exp.Cast(this=value, to=data_type("DATE"))
 
     def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
-        """The first day of the period (day, ISO week from Monday, month, quarter, year) as a DATE."""
+        """The first day of the period (day, ISO week from Monday, month, quarter, year) as a DATE; below a day
+        (hour, minute, second) the period's first instant as a TIMESTAMP (truncate_time)."""
+        if grain in SUB_DAILY:
+            return self.truncate_time(value, grain)
+        return self.truncate_date(value, grain)
+
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
+        """The first day of a period of day or coarser, as a DATE (what an engine module overrides)."""
         if grain == "day":
             return self.to_date(value)
         # DATE_TRUNC('unit', x), cast back to DATE (it returns a timestamp for timestamps)
         return exp.Cast(this=call("DATE_TRUNC", lit(grain), value), to=data_type("DATE"))
+
+    def truncate_time(self, value: exp.Expression, grain: str) -> exp.Expression:
+        """A timestamp truncated to the hour, minute or second: DATE_TRUNC('hour', x) as a TIMESTAMP."""
+        return exp.Cast(this=call("DATE_TRUNC", lit(grain), value), to=data_type("TIMESTAMP"))
 
     def date_part(self, value: exp.Expression, part: str) -> exp.Expression:
         """A date part as an integer, as MetricFlow numbers them: dow 1 (Monday) to 7 (Sunday), doy from 1."""

@@ -21,7 +21,10 @@ class BigQuery(Dialect):
     def to_date(self, value: exp.Expression) -> exp.Expression:
         return call("DATE", value)
 
-    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+    def truncate_time(self, value: exp.Expression, grain: str) -> exp.Expression:
+        return call("TIMESTAMP_TRUNC", value, exp.var(grain.upper()))
+
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
         if grain == "day":
             return self.to_date(value)
         unit = "ISOWEEK" if grain == "week" else grain.upper()

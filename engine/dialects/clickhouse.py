@@ -19,7 +19,7 @@ SYSTEM = "runs programs or reads server internals"
 COMPILER_SETTING = "join_use_nulls = 1"  # the one query-level setting compiled SQL carries
 
 _TRUNCATE = {"day": "toDate", "week": "toMonday", "month": "toStartOfMonth", "quarter": "toStartOfQuarter",
-             "year": "toStartOfYear"}
+             "year": "toStartOfYear", "hour": "toStartOfHour", "minute": "toStartOfMinute", "second": "toStartOfSecond"}
 _ADD = {"day": "addDays", "month": "addMonths", "year": "addYears"}
 _INEQUALITIES = (exp.LT, exp.LTE, exp.GT, exp.GTE)
 
@@ -40,7 +40,8 @@ class ClickHouse(Dialect):
     raw_sql_functions = frozenset(name.lower() for name in (
         # emitted by the compiler
         "toDate", "toMonday", "quantileExactInclusive", "quantileExact", "quantilesExactInclusive", "groupArray",
-        "arraySort", "arrayElement", "toUInt64", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear", "addDays", "addMonths",
+        "arraySort", "arrayElement", "toUInt64", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear",
+        "toStartOfHour", "toStartOfMinute", "toStartOfSecond", "toDateTime64", "addDays", "addMonths",
         "addYears", "CAST", "nullIf", "coalesce", "count", "sum", "min", "max", "avg", "trim", "upper", "lower", "row_number",
         # common in layer expressions and filters
         "abs", "round", "floor", "ceil", "greatest", "least", "concat", "substring", "length", "replaceAll",
@@ -49,10 +50,15 @@ class ClickHouse(Dialect):
         "leadInFrame", "rank", "dense_rank", "extract", "splitByChar",
     ))
     allowed_settings = (COMPILER_SETTING,)
+    correlated_group_keys = False  # "Correlated subqueries in aggregation keys are not supported"
 
-    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
         """DATE_TRUNC returns a DateTime for a DateTime; toMonday is the ISO week."""
         return call(_TRUNCATE[grain], value)
+
+    def truncate_time(self, value: exp.Expression, grain: str) -> exp.Expression:
+        """toStartOfHour gives a DateTime (whole seconds, read back as a number): as DateTime64 like the column."""
+        return call("toDateTime64", call(_TRUNCATE[grain], value), exp.Literal.number(6))
 
     def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from . import Engine
-from .base import Dialect, call, num, portable_step
+from .base import Dialect, call, data_type, lit, num, portable_step
 
 _ALL_ROWS = 18446744073709551615  # the largest LIMIT it accepts
 
@@ -36,7 +36,12 @@ class MySQL(Dialect):
     def to_date(self, value: exp.Expression) -> exp.Expression:
         return call("DATE", value)
 
-    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+    def truncate_time(self, value: exp.Expression, grain: str) -> exp.Expression:
+        """No DATE_TRUNC: the fields down to the grain, as a DATETIME."""
+        keep = {"hour": "%Y-%m-%d %H:00:00", "minute": "%Y-%m-%d %H:%i:00", "second": "%Y-%m-%d %H:%i:%s"}[grain]
+        return exp.Cast(this=call("DATE_FORMAT", value, lit(keep)), to=data_type("DATETIME"))
+
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
         day = call("DATE", value)
         if grain == "day":
             return day

@@ -15,9 +15,9 @@ class Snowflake(Dialect):
     billed = True
     bulk_load = "json"  # rows as one JSON array per statement, unpacked server side (a statement's text is capped at 1 MB)
 
-    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
         if grain != "week":
-            return super().truncate(value, grain)
+            return super().truncate_date(value, grain)
         # DATE_TRUNC('WEEK') follows the WEEK_START session parameter; ISO day numbers do not
         day = exp.Cast(this=value, to=data_type("DATE"))
         back = exp.Sub(this=call("DAYOFWEEKISO", day), expression=num(1))

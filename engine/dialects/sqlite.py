@@ -36,7 +36,12 @@ class SQLite(Dialect):
     def to_date(self, value: exp.Expression) -> exp.Expression:
         return call("DATE", value)
 
-    def truncate(self, value: exp.Expression, grain: str) -> exp.Expression:
+    def truncate_time(self, value: exp.Expression, grain: str) -> exp.Expression:
+        """Timestamps are ISO text: STRFTIME keeps the fields down to the grain."""
+        keep = {"hour": "%Y-%m-%d %H:00:00", "minute": "%Y-%m-%d %H:%M:00", "second": "%Y-%m-%d %H:%M:%S"}[grain]
+        return call("STRFTIME", lit(keep), value)
+
+    def truncate_date(self, value: exp.Expression, grain: str) -> exp.Expression:
         if grain == "day":
             return call("DATE", value)
         if grain == "week":  # next Sunday (or today if Sunday), then back six days: Monday

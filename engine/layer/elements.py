@@ -20,16 +20,16 @@ from .exprs import ExprError, parse_filter_expression
 from .inputs import read_input
 from ..errors import Location
 from .model import (
-    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, SQL_TYPE_ALIASES, TIME_AXIS, TIME_TYPES, Dimension, Entity, Measure, Metric, MetricInput,
+    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, TIME_GRAINS, SQL_TYPE_ALIASES, TIME_AXIS, TIME_TYPES, Dimension, Entity, Measure, Metric, MetricInput,
     Window,
 )
 from .reader import BaseReader
-from .vocab import MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
+from .vocab import FILLED_KINDS, MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_params, metric_params
 from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
-DIMENSION_KEYS = ("name", "type", "description", "label", "meta", "expr", "time_granularity")
+DIMENSION_KEYS = ("name", "type", "description", "label", "meta", "expr", "time_granularity", "is_partition")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "label", "meta", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
 METRIC_KEYS = (
     "name", "type", "description", "label", "meta", "format", "measure", "filters", "numerator", "denominator", "expr",
@@ -98,8 +98,13 @@ class ElementReader(BaseReader):
                             where(file, node, "time_granularity", field=f"{field}.time_granularity"), code="invalid_type",
                             suggestions=nearest(grain, GRAINS, 1) if kind in TIME_TYPES else [])
             grain = None
+        partition = node.get("is_partition", False)
+        if not isinstance(partition, bool):
+            self.errors.add(f"{field}.is_partition: expected true or false, not '{partition}'",
+                            where(file, node, "is_partition", field=f"{field}.is_partition"), code="invalid_shape")
+            partition = False
         return Dimension(model, name, kind, self.text(node, "description", file, field), expr_text, parsed,
-                         where(file, node, "name", field=field), grain if grain != "day" else None,
+                         where(file, node, "name", field=field), grain if grain != "day" else None, partition,
                          **self.label_meta(node, file, field))
 
     def _measure(self, model: str, item: Any, file: str, seq: YSeq, i: int) -> Measure | None:
@@ -220,7 +225,7 @@ class ElementReader(BaseReader):
         for key in ("measure", "filters", "numerator", "denominator", "expr", "time_dimension", "window", "grain_to_date", "inputs",
                     *CONVERSION_KEYS, "period_agg", "periods"):
             if key in node and key not in allowed:
-                takes = sorted(allowed | {"time_grain"} | (set(METRIC_VOCAB_KEYS) if kind == "simple" else set()))
+                takes = sorted(allowed | {"time_grain"} | (set(METRIC_VOCAB_KEYS) if kind in FILLED_KINDS else set()))
                 self.errors.add(f"{field}.{key}: not used by a {kind} metric (it takes name, type, description, {', '.join(takes)})",
                                 where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
         fields["filters"], fields["filter_nodes"], fields["filter_locations"] = self._filters(node, file, field)
@@ -287,10 +292,10 @@ class ElementReader(BaseReader):
         fields["format"] = read_format(self, node, file, field)
         grain_text = self.text(node, "time_grain", file, field).lower()
         if grain_text:
-            if grain_text not in GRAINS:
-                self.errors.add(f"{field}.time_grain: unknown grain '{grain_text}' (use {', '.join(GRAINS)})",
+            if grain_text not in TIME_GRAINS:  # below a day too: a bare metric_time by the hour (on a timestamp)
+                self.errors.add(f"{field}.time_grain: unknown grain '{grain_text}' (use {', '.join(TIME_GRAINS)})",
                                 where(file, node, "time_grain", field=f"{field}.time_grain"), code="invalid_metric",
-                                suggestions=nearest(grain_text, GRAINS, 1))
+                                suggestions=nearest(grain_text, TIME_GRAINS, 1))
             else:
                 fields["time_grain"] = grain_text
         if name is None:

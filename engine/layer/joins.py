@@ -9,7 +9,7 @@ dotted edge-key syntax that picks one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import product
 from functools import cached_property
 from typing import TYPE_CHECKING, Iterable, Mapping
@@ -52,6 +52,26 @@ class Step:
 
 
 Path = tuple[Step, ...]
+
+
+def with_partitions(edges: Iterable[JoinEdge], models: Mapping[str, Model]) -> list[JoinEdge]:
+    """Each edge between two models that both declare a partition dimension of the same name (`is_partition`,
+    MetricFlow's partitioned join) also joins on it: a daily snapshot keyed by (customer, day) meets an order on
+    its customer AND its day, so the edge stays many_to_one (fan-out checks read the declared relationship).
+    Done once at load time; the edge's `left`/`right` texts list every pair."""
+    out = []
+    for edge in edges:
+        source, target = models.get(edge.from_model), models.get(edge.to_model)
+        shared = [] if source is None or target is None else [
+            (dim, target.dimensions[name]) for name, dim in source.dimensions.items()
+            if dim.partition and name in target.dimensions and target.dimensions[name].partition]
+        if not shared:
+            out.append(edge)
+            continue
+        pairs = (*edge.key_pairs(), *((a.node, b.node) for a, b in shared))
+        out.append(replace(edge, pairs=pairs, left=", ".join([edge.left, *(a.expr for a, _ in shared)]),
+                           right=", ".join([edge.right, *(b.expr for _, b in shared)])))
+    return out
 
 
 def path_text(start: str, path: Path) -> str:

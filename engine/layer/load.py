@@ -23,8 +23,9 @@ from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, El
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .model import (
     JOIN_TYPES, RELATIONSHIPS, CachePolicy, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
-    TimeSpine,
+    TimeSpine, CustomGrain, DATE_PARTS, TIME_GRAINS,
 )
+from .joins import with_partitions
 from .reader import NAME_RULE, _kind, display_path
 from .rollups import read_rollups
 from .yamlpos import YMap, YSeq, where
@@ -88,12 +89,12 @@ class _Reader(ElementReader):
         if node.get("time_spine") is not None:
             spine_node = self.mapping(node["time_spine"], file, "time_spine", node, "time_spine")
             if spine_node is not None:
-                self.known_keys(spine_node, ("table", "column"), file, "time_spine")
+                self.known_keys(spine_node, ("table", "column", "custom_granularities"), file, "time_spine")
                 table = self.text(spine_node, "table", file, "time_spine", required=True)
                 column = self.text(spine_node, "column", file, "time_spine", required=True)
                 if table and column:
                     try:
-                        spine = TimeSpine(table, column, parse_table(table, dialect))
+                        spine = TimeSpine(table, column, parse_table(table, dialect), self.custom_grains(spine_node, file))
                     except ExprError as err:
                         self.errors.add(f"time_spine.table: {err}", where(file, spine_node, "table", field="time_spine.table"), code="invalid_expression")
         return {
@@ -107,6 +108,32 @@ class _Reader(ElementReader):
             "access": (node.get("access"), file, node),
             "cache": self.cache_policy(node, file),
         }
+
+    def custom_grains(self, spine: YMap, file: str) -> dict[str, CustomGrain]:
+        """`time_spine.custom_granularities`: [{name, column}] (MetricFlow's; `column_name` as MetricFlow spells it)."""
+        out: dict[str, CustomGrain] = {}
+        taken = (*TIME_GRAINS, *DATE_PARTS, *(f"extract_{p}" for p in DATE_PARTS))
+        for i, item, seq in self.items(spine, "custom_granularities", file, "time_spine"):
+            field = f"time_spine.custom_granularities[{i}]"
+            node = self.mapping(item, file, field, seq, i)
+            if node is None:
+                continue
+            self.known_keys(node, ("name", "column", "column_name"), file, field)
+            name = self.text(node, "name", file, field, required=True)
+            column = self.text(node, "column", file, field) or self.text(node, "column_name", file, field) or name
+            if not name:
+                continue
+            loc = where(file, node, "name", field=f"{field}.name")
+            if not NAME_RULE.match(name) or "__" in name or name.lower() in taken:
+                why = "a standard grain or date part" if name.lower() in taken else "letters, digits, single underscores"
+                self.errors.add(f"{field}.name: invalid custom granularity '{name}' ({why})", loc, code="invalid_name")
+                continue
+            if name.lower() in out:
+                self.errors.add(f"{field}.name: duplicate custom granularity '{name}' (first at {out[name.lower()].location})", loc,
+                                code="duplicate_name")
+                continue
+            out[name.lower()] = CustomGrain(name.lower(), column, loc)
+        return out
 
     def cache_policy(self, node: YMap, file: str) -> CachePolicy:
         """`cache: {ttl_seconds, refresh_key}`: the service's result cache for this database (docs/service.md)."""
@@ -449,7 +476,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         for metric in model_metrics:
             if reader._unique(metric.name, metric.location, metric_locs, "metric", f"database '{db['name']}'"):
                 metrics[metric.name] = metric
-    joins = reader.joins()
+    joins = with_partitions(reader.joins(), models)
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
     rollups = read_rollups(reader)

@@ -31,6 +31,16 @@ METRIC_TYPES = ("simple", "ratio", "derived", "cumulative", "conversion")
 RELATIONSHIPS = ("many_to_one", "one_to_one", "one_to_many")
 JOIN_TYPES = ("left", "inner")
 GRAINS = ("day", "week", "month", "quarter", "year")
+# below a day: a timestamp dimension (or metric_time on one) grouped by the hour, minute or second, truncated to a
+# TIMESTAMP (engine/dialects: truncate). The time spine is daily, so what reads it (cumulative, offset, conversion
+# metrics, join_to_timespine) is refused at these grains (engine/resolve/query_resolver.py _check_sub_daily)
+SUB_DAILY_GRAINS = ("second", "minute", "hour")
+TIME_GRAINS = (*SUB_DAILY_GRAINS, *GRAINS)  # finest first
+
+
+def grained_type(grain: str) -> str:
+    """The type of a time dimension read at a grain: a day or coarser is a DATE, an hour or finer a TIMESTAMP."""
+    return "timestamp" if grain in SUB_DAILY_GRAINS else "date"
 DATE_PARTS = ("year", "quarter", "month", "day", "dow", "doy")
 ENTITY_TYPES = ("primary", "unique", "foreign")
 TIME_AXIS = "metric_time"  # the common time axis: each measure on its own time dimension
@@ -69,6 +79,9 @@ class Dimension:
     # a time dimension's declared grain (`time_granularity`, MetricFlow's): its values are periods of it, e.g. a
     # monthly snapshot; conversion metrics compare event times at the coarsest grain of their two time dimensions
     grain: str | None = None
+    # `is_partition: true` (MetricFlow's): a join between two models that both declare a partition dimension of
+    # this name joins on it too, beside the entity key (engine/layer/joins.py with_partitions)
+    partition: bool = False
     label: str = ""  # a display name (MetricFlow's label); listings only
     meta: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)  # free-form, carried to listings
 
@@ -361,10 +374,21 @@ class JoinEdge:
 
 
 @dataclass(frozen=True, slots=True)
+class CustomGrain:
+    """A custom granularity of the time spine (MetricFlow's `custom_granularities`): `name` is the grain a query
+    writes (`metric_time__fiscal_quarter`), `column` the spine's column holding each day's period."""
+
+    name: str
+    column: str
+    location: Location
+
+
+@dataclass(frozen=True, slots=True)
 class TimeSpine:
     table: str
     column: str
     table_node: exp.Table
+    custom_grains: Mapping[str, CustomGrain] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

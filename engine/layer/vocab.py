@@ -16,6 +16,9 @@ from .yamlpos import YMap, YSeq, where
 
 MEASURE_VOCAB_KEYS = ("percentile", "use_discrete_percentile", "use_approximate_percentile", "non_additive_dimension")
 METRIC_VOCAB_KEYS = ("fill_nulls_with", "join_to_timespine")
+# the metric types that take them: a simple metric's value per group, a cumulative one's per period (MetricFlow's
+# fill_nulls_with / join_to_timespine on a cumulative metric's measure input)
+FILLED_KINDS = ("simple", "cumulative")
 NON_ADDITIVE_KEYS = ("name", "window_choice", "window_groupings")
 WINDOW_CHOICES = ("min", "max")
 # aggregates whose per-row inputs on the window's day can be summed, counted, ... once the day is chosen
@@ -116,11 +119,11 @@ def check_non_additive(reader: BaseReader, model: str, measure: Measure, dimensi
 
 
 def metric_params(reader: BaseReader, node: YMap, kind: str, file: str, field: str) -> dict[str, Any]:
-    """fill_nulls_with / join_to_timespine of a simple metric."""
+    """fill_nulls_with / join_to_timespine of a simple or cumulative metric."""
     out: dict[str, Any] = {}
     for key in METRIC_VOCAB_KEYS:
-        if key in node and kind != "simple":
-            reader.errors.add(f"{field}.{key}: only a simple metric takes {key} (this one is {kind})",
+        if key in node and kind not in FILLED_KINDS:
+            reader.errors.add(f"{field}.{key}: only a simple or cumulative metric takes {key} (this one is {kind})",
                               where(file, node, key, field=f"{field}.{key}", at_key=True), code="invalid_metric")
             return {}
     value = node.get("fill_nulls_with")

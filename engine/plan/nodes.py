@@ -86,6 +86,9 @@ class Merge(Node):
 
     inputs: tuple[Leaf, ...]
     keys: int  # the number of group keys (g0..)
+    # per input: read only by the query's metric filters (HAVING), no output reads it. Such an input's groups are
+    # not listed on their own: a filter holds on the rows the queried metrics have, it adds none
+    filter_only: tuple[bool, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +113,18 @@ class SpineFill(Node):
     having: tuple[exp.Expression, ...]
     position: int  # the time key the spine is joined on
     grain: str
+    # the agg time dimensions of its measures (qualified names): a filter on one of them bounds the spine like a
+    # filter on metric_time (None: a layer without metric_time, only the key's own dimension does)
+    time_dimensions: frozenset[str] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SpinePeriods(Node):
-    """metric_time without metrics: the periods of the time spine."""
+    """metric_time without metrics: the periods of the time spine (crossed with the other dimensions' values)."""
 
     group_keys: tuple[DimRef, ...]
     where: tuple[Filter, ...]
+    dims: Project | None = None  # the other group keys' values (a dimension-only query), every period beside each
 
 
 @dataclass(frozen=True, slots=True)

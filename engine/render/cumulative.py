@@ -56,7 +56,11 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t and not ref.date_part]  # planned: one at least
     period_grain = min(grains, key=GRAINS.index)
     nonempty = metric.periods == "nonempty_window"
-    daily = period_grain != "day" and (metric.period_agg == "average" or nonempty)
+    # a week beside a month, quarter or year (or a date part that changes within the finest period): the periods are
+    # their intersections, as MetricFlow partitions by every time key (the week of 2024-09-30 is Sep 30 in Q3 and
+    # Oct 1-6 in Q4), so the values are taken per day, then per intersection
+    straddles = any(not _constant_within(period_grain, ref) for ref, t in zip(keys, is_time) if t)
+    daily = period_grain != "day" and (metric.period_agg == "average" or nonempty or straddles)
     step = "day" if daily else period_grain  # the grain of the spine periods joined to the rows
 
     # the rows: the time dimension's day, the other keys, each aggregate's input
@@ -158,19 +162,35 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     if not daily:
         return [*ctes, (group.id, running)]
     daily_name = f"{group.id}_daily"
-    return [*ctes, (daily_name, running), (group.id, _per_period(group, keys, is_time, period_grain, daily_name, dialect))]
+    return [*ctes, (daily_name, running), (group.id, _per_period(group, keys, is_time, period_grain, daily_name, dialect, straddles))]
+
+
+_PART_GRAIN = {"year": "year", "quarter": "quarter", "month": "month", "day": "day", "dow": "day", "doy": "day"}
+
+
+def _constant_within(period_grain: str, ref: DimRef) -> bool:
+    """Is this time key one value over each period of the finest grain (a coarser grain containing it)?"""
+    grain = _PART_GRAIN[ref.date_part] if ref.date_part else (ref.grain or "day")
+    if period_grain == "day" or grain == period_grain:
+        return True
+    return period_grain != "week" and grain != "week" and GRAINS.index(grain) >= GRAINS.index(period_grain)
 
 
 def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool], period_grain: str, daily: str,
-                dialect: Dialect) -> exp.Select:
-    """One row per period (and other key) from the daily running values: their mean, or the first/last day's."""
+                dialect: Dialect, straddles: bool = False) -> exp.Select:
+    """One row per period (and other key) from the daily running values: their mean, or the first/last day's.
+    `straddles`: a period is the intersection of the time keys, each read from the day."""
     metric = cumulative_metric(group)
     assert metric is not None
     day = col("day", "d")
     period = dialect.truncate(day.copy(), period_grain)  # a coarser time key is its period's (as without the daily step)
-    key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(period.copy(), str(keys[i].date_part)) if keys[i].date_part
-                 else period.copy() if (keys[i].grain or "day") == period_grain else dialect.truncate(period.copy(), keys[i].grain or "day")
-                 for i, t in enumerate(is_time)]
+    if straddles:
+        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(day.copy(), str(keys[i].date_part)) if keys[i].date_part
+                     else dialect.truncate(day.copy(), keys[i].grain or "day") for i, t in enumerate(is_time)]
+    else:
+        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(period.copy(), str(keys[i].date_part)) if keys[i].date_part
+                     else period.copy() if (keys[i].grain or "day") == period_grain else dialect.truncate(period.copy(), keys[i].grain or "day")
+                     for i, t in enumerate(is_time)]
     source = exp.Table(this=ident(daily), alias=exp.TableAlias(this=ident("d")))
     if metric.period_agg == "average":
         return (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
@@ -178,7 +198,8 @@ def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool
                                           for a in group.columns]])  # in floating point: MySQL's AVG of integers keeps 4 decimals
                 .from_(source, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False))
     # first / last: the value of the period's first / last day that has one (ROW_NUMBER: every engine has it)
-    partition = [period.copy()] + [col(f"g{i}", "d") for i, t in enumerate(is_time) if not t]
+    partition = ([k.copy() for k, t in zip(key_exprs, is_time) if t] if straddles else [period.copy()]) + \
+        [col(f"g{i}", "d") for i, t in enumerate(is_time) if not t]
     rank = exp.Window(this=exp.RowNumber(), partition_by=partition,
                       order=exp.Order(expressions=[exp.Ordered(this=day.copy(), desc=metric.period_agg != "first")]))
     ranked = exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],

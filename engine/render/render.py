@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..layer.exprs import qualify
 from .sqltree import aliased, col, ident
 from ..layer.joins import Path
-from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer, grained_type
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
 from ..dialects.base import Dialect
@@ -106,7 +106,19 @@ class Renderer:
         value = qualify(ref.dimension.node, tree.alias_of(path))
         if ref.date_part:
             return self.dialect.date_part(value, ref.date_part)
-        return self.dialect.truncate(value, ref.grain) if ref.grain else value
+        return self.period(value, ref.grain) if ref.grain else value
+
+    def period(self, value: exp.Expression, grain: str) -> exp.Expression:
+        """A time value's period at a grain: truncated, or for a custom granularity of the time spine the spine's
+        column on the value's day (a scalar lookup: the spine has one row per day)."""
+        spine = self.layer.time_spine
+        custom = spine.custom_grains.get(grain) if spine is not None else None
+        if custom is None:
+            return self.dialect.truncate(value, grain)
+        assert spine is not None
+        lookup = exp.Select(expressions=[col(custom.column, "custom_spine")]).from_(aliased(spine.table_node, "custom_spine"))
+        lookup = lookup.where(exp.EQ(this=col(spine.column, "custom_spine"), expression=self.dialect.to_date(value)), copy=False)
+        return exp.Subquery(this=lookup)
 
     def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
         refs = dict(f.refs)
@@ -119,7 +131,7 @@ class Renderer:
         def render(ref: DimRef) -> exp.Expression:
             if ref.date_part:
                 return self.dialect.date_part(day.copy(), ref.date_part)
-            return self.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
+            return self.period(day.copy(), ref.grain) if ref.grain else day.copy()
 
         return render
 
@@ -131,7 +143,9 @@ class Renderer:
             if isinstance(n, (exp.Column, exp.Dot)):
                 ref = refs.get(column_name(n))
                 if isinstance(ref, DimRef) and ref.dimension.is_time and not ref.date_part:
-                    return "date" if ref.grain else ref.dimension.type
+                    if ref.grain and self.layer.time_spine is not None and ref.grain in self.layer.time_spine.custom_grains:
+                        return None  # the spine column's values, as written
+                    return grained_type(ref.grain) if ref.grain else ref.dimension.type
             return None
 
         def fix(n: exp.Expression) -> exp.Expression:

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from .render import Renderer
 
 
-def spine_query(plan: SpinePeriods, renderer: Renderer) -> exp.Select:
+def spine_query(plan: SpinePeriods, renderer: Renderer, dims: exp.Query | None = None) -> exp.Select:
+    """The spine's periods; `dims` (the rendered plan.dims) crossed with them."""
     spine = renderer.layer.time_spine
     assert spine is not None, "resolved: metric_time without metrics is refused when there is no time spine"
     day = col(spine.column, "spine")
@@ -24,12 +25,23 @@ def spine_query(plan: SpinePeriods, renderer: Renderer) -> exp.Select:
     def render_ref(ref: DimRef) -> exp.Expression:
         if ref.date_part:
             return renderer.dialect.date_part(day.copy(), ref.date_part)
+        custom = spine.custom_grains.get(ref.grain) if ref.grain else None
+        if custom is not None:  # the spine's own column
+            return col(custom.column, "spine")
         return renderer.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
 
-    keys = [render_ref(ref) for ref in plan.group_keys]
-    query = exp.Select(expressions=[exp.alias_(k, ref.text, quoted=True) for k, ref in zip(keys, plan.group_keys)])
+    axis = [ref for ref in plan.group_keys if ref.axis]
+    keys = [render_ref(ref) for ref in axis]
+    query = exp.Select(expressions=[exp.alias_(k, ref.text, quoted=True) for k, ref in zip(keys, axis)])
     query = query.from_(aliased(spine.table_node, "spine"), copy=False).distinct(copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in plan.where]
     if conditions:
         query = query.where(*conditions, copy=False)
-    return query
+    if dims is None:
+        return query
+    # beside other dimensions: their values (a dimension-only query), each with every period (MetricFlow's CROSS JOIN)
+    columns = [exp.alias_(col(ref.text, "periods" if ref.axis else "dims"), ref.text, quoted=True) for ref in plan.group_keys]
+    return (exp.Select(expressions=columns)
+            .from_(exp.Subquery(this=dims, alias=exp.TableAlias(this=exp.to_identifier("dims", quoted=True))))
+            .join(exp.Subquery(this=query, alias=exp.TableAlias(this=exp.to_identifier("periods", quoted=True))), join_type="CROSS",
+                  copy=False))

@@ -32,7 +32,7 @@ def _col(name: str, table: str | None = None) -> exp.Column:
 
 def _metric(layer: SemanticLayer, name: str) -> Metric | None:
     metric = layer.metrics.get(name)
-    return metric if metric is not None and metric.type == "simple" else None
+    return metric if metric is not None and metric.type in ("simple", "cumulative") else None
 
 
 def _over_empty_inputs(template: exp.Expression) -> exp.Expression:
@@ -55,9 +55,14 @@ def _from_spine(plan: SpineFill, position: int) -> list[int]:
 
 
 def _spine_filters(plan: SpineFill, key: DimRef) -> list[Filter]:
-    """The query's row filters that name only the time key's dimension (metric_time for metric_time)."""
+    """The query's row filters that name only the time key's axis: metric_time, or the key's own dimension, or the agg
+    time dimension of a measure filled (MetricFlow filters its spine on `booking__ds__month` under `metric_time__day`)."""
+    axis = plan.time_dimensions or frozenset()
+
     def same(ref: DimRef) -> bool:
-        return ref.axis if key.axis else (not ref.axis and ref.dimension.qualified_name == key.dimension.qualified_name)
+        if ref.axis:
+            return key.axis or key.dimension.qualified_name in axis
+        return ref.dimension.qualified_name in axis or (not key.axis and ref.dimension.qualified_name == key.dimension.qualified_name)
 
     return [f for f in plan.where if f.dimension_refs() and all(same(r) for r in f.dimension_refs())]
 

@@ -21,6 +21,8 @@ from .sqltree import col, ident
 from .spine_query import spine_query
 from .timespine_fill import fill_from_timespine, having_column
 
+LISTED = "_listed"  # a merged row is a group of an aggregation some output reads (no element is named so: names start with a letter)
+
 CTEs = list[tuple[str, exp.Select]]
 
 
@@ -82,7 +84,7 @@ class QueryRenderer(Renderer):
         return fill_from_timespine(self.render(node.source), node, self)
 
     def visit_SpinePeriods(self, node: n.SpinePeriods) -> exp.Query:
-        return spine_query(node, self)
+        return spine_query(node, self, self.render(node.dims) if node.dims is not None else None)
 
     def visit_Project(self, node: n.Project) -> exp.Query:
         source = node.source
@@ -125,11 +127,13 @@ class QueryRenderer(Renderer):
         agg_ids = [c.id for leaf in merge.inputs for c in leaf.agg.columns]
         owner = {c.id: leaf.agg.id for leaf in merge.inputs for c in leaf.agg.columns}
         branches = []
-        for leaf in merge.inputs:
+        for i, leaf in enumerate(merge.inputs):
             own = {c.id for c in leaf.agg.columns}
             projection: list[exp.Expr] = [col(k) for k in keys]
             projection += [col(a) if a in own else exp.alias_(self.dialect.typed_null(owner[a], a), a, quoted=True, copy=False)
                            for a in agg_ids]
+            if merge.filter_only:  # which branches list their groups: those an output reads
+                projection.append(exp.alias_(exp.Null() if merge.filter_only[i] else exp.Literal.number(1), LISTED, quoted=True))
             branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id), copy=False))
         stacked: exp.Query = branches[0]
         for branch in branches[1:]:
@@ -139,6 +143,8 @@ class QueryRenderer(Renderer):
         merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))), copy=False)
         if keys:
             merged = merged.group_by(*[col(k) for k in keys], copy=False)
+            if merge.filter_only:  # a group only a filter's measure has is no row of the result
+                merged = merged.having(exp.EQ(this=exp.Max(this=col(LISTED)), expression=exp.Literal.number(1)), copy=False)
         return merged
 
     # -- the leaves: each aggregation's CTEs ----------------------------------------------------------

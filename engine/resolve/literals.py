@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from ..errors import Location, QueryError
-from ..layer.model import Metric, SemanticLayer, column_name
+from ..layer.model import TIME_GRAINS, Metric, SemanticLayer, column_name, grained_type
 from .metric_filters import MetricFilterRef
 from .names import Element, MeasureRef
 
@@ -54,7 +54,9 @@ def value_type(ref: Element | MetricFilterRef, layer: SemanticLayer) -> str | No
     model = layer.models.get(ref.dimension.model)
     if model is None or model.dimensions.get(ref.dimension.name) is not ref.dimension:
         return None  # an entity's key (MetricFlow's names): no declared type
-    return "date" if ref.grain else ref.dimension.type
+    if ref.grain and ref.grain not in TIME_GRAINS:
+        return None  # a custom granularity: the spine column's values, of no declared type
+    return grained_type(ref.grain) if ref.grain else ref.dimension.type
 
 
 def type_literals(node: exp.Expression, refs: Mapping[str, Element | MetricFilterRef], layer: SemanticLayer, text: str,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..dialects import DEFAULT_ENGINE
 from ..errors import Location, QueryError, nearest
 from ..layer.exprs import parse_expression
-from ..layer.model import DATE_PARTS, GRAINS, TIME_AXIS, Dimension, SemanticLayer
+from ..layer.model import DATE_PARTS, TIME_AXIS, TIME_GRAINS, Dimension, SemanticLayer
 from ..layer.templates import TemplateError, template_name, translate
 from .refs import DimRef
 
@@ -26,10 +26,11 @@ if TYPE_CHECKING:
 EXTRACT = "extract_"
 
 
-def split_suffix(segments: list[str], text: str, field: str) -> tuple[list[str], str | None, str | None]:
-    """(segments without the suffix, grain, date part) of `x__month` / `x__extract_year`."""
+def split_suffix(segments: list[str], text: str, field: str, custom: tuple[str, ...] = ()) -> tuple[list[str], str | None, str | None]:
+    """(segments without the suffix, grain, date part) of `x__month` / `x__extract_year` / `x__fiscal_quarter` (a custom
+    granularity of the time spine)."""
     last = segments[-1].lower()
-    if len(segments) > 1 and last in GRAINS:
+    if len(segments) > 1 and (last in TIME_GRAINS or last in custom):
         return segments[:-1], last, None
     if len(segments) > 1 and last.startswith(EXTRACT):
         part = last[len(EXTRACT):]
@@ -80,7 +81,8 @@ class MFNames:
     def names(self) -> list[str]:
         """Every MetricFlow name of the layer (for nearest-name suggestions)."""
         if self._pool is None:
-            pool = [TIME_AXIS, *(f"{TIME_AXIS}__{g}" for g in GRAINS)]
+            custom = tuple(self.layer.time_spine.custom_grains) if self.layer.time_spine is not None else ()
+            pool = [TIME_AXIS, *(f"{TIME_AXIS}__{g}" for g in (*TIME_GRAINS, *custom))]
             for entity, models in self.entities.items():
                 if any(entity in self.layer.models[m].entities for m in models) and not self.hidden_entity(entity):
                     pool.append(entity)
@@ -128,12 +130,13 @@ class MFNames:
     # -- resolving (once per query) --------------------------------------------------------
     def resolve(self, text: str, field: str) -> DimRef:
     
-        segments, grain, part = split_suffix(text.split("__"), text, field)
+        custom = tuple(self.layer.time_spine.custom_grains) if self.layer.time_spine is not None else ()
+        segments, grain, part = split_suffix(text.split("__"), text, field, custom)
         if segments[0] == TIME_AXIS:
             if len(segments) > 1:
-                raise QueryError(f"'{text}': write {TIME_AXIS} or {TIME_AXIS}__<grain> ({', '.join(GRAINS)})",
+                raise QueryError(f"'{text}': write {TIME_AXIS} or {TIME_AXIS}__<grain> ({', '.join((*TIME_GRAINS, *custom))})",
                                  code="unknown_grain", location=Location(field=field),
-                                 suggestions=nearest(text, [f"{TIME_AXIS}__{g}" for g in GRAINS], 2))
+                                 suggestions=nearest(text, [f"{TIME_AXIS}__{g}" for g in (*TIME_GRAINS, *custom)], 2))
             return DimRef(text, axis_dimension(), (), grain, axis=True, date_part=part)
         path, element = tuple(segments[:-1]), segments[-1]
         for entity in path:

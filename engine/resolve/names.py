@@ -8,11 +8,24 @@ role's `hidden`) are treated exactly as unknown ones.
 from __future__ import annotations
 
 from ..errors import Location, QueryError, nearest
-from ..layer.model import GRAINS, TIME_AXIS, Measure, Metric, SemanticLayer
+from ..layer.model import SUB_DAILY_GRAINS, TIME_AXIS, TIME_GRAINS, Measure, Metric, SemanticLayer
 from .mf_names import EXTRACT, MFNames, split_suffix
 from .refs import DimRef, Element, MeasureRef
 
 __all__ = ["DimRef", "Element", "MeasureRef", "Resolver"]
+
+
+def custom_grains(layer: SemanticLayer) -> tuple[str, ...]:
+    """The custom granularities of the layer's time spine (`fiscal_quarter`), lower case."""
+    return tuple(layer.time_spine.custom_grains) if layer.time_spine is not None else ()
+
+
+def check_sub_daily(text: str, grain: str | None, kind: str, qualified: str, field: str) -> None:
+    """An hour, minute or second needs a timestamp: a date has no time of day."""
+    if grain in SUB_DAILY_GRAINS and kind != "timestamp":
+        raise QueryError(f"'{text}': grain '{grain}' needs a timestamp dimension, but {qualified} is a {kind} (no time of day); "
+                         "use day or coarser", code="invalid_grain", location=Location(field=field),
+                         suggestions=[text.rsplit("__", 1)[0] + "__day"])
 
 
 class Resolver:
@@ -89,12 +102,14 @@ class Resolver:
                                  code="invalid_name", location=Location(field=field))
             return MeasureRef(text, element)
         if grain is not None:
-            if grain not in GRAINS:
-                raise QueryError(f"unknown grain '{segments[2]}' in '{text}' (use {', '.join(GRAINS)})", code="unknown_grain",
-                                 location=Location(field=field), suggestions=[f"{qualified}__{g}" for g in nearest(grain, GRAINS, 1)])
+            grains = (*TIME_GRAINS, *custom_grains(self.layer))
+            if grain not in grains:
+                raise QueryError(f"unknown grain '{segments[2]}' in '{text}' (use {', '.join(grains)})", code="unknown_grain",
+                                 location=Location(field=field), suggestions=[f"{qualified}__{g}" for g in nearest(grain, grains, 1)])
             if not element.is_time:
                 raise QueryError(f"'{text}': grain '{grain}' needs a date or timestamp dimension, but {qualified} is {element.type}",
                                  code="invalid_grain", location=Location(field=field))
+            check_sub_daily(text, grain, element.type, qualified, field)
         if part is not None and not element.is_time:
             raise QueryError(f"'{text}': date part '{part}' needs a date or timestamp dimension, but {qualified} is {element.type}",
                              code="invalid_grain", location=Location(field=field))

@@ -61,10 +61,11 @@ def check_offset_keys(layer: SemanticLayer, group: Aggregation, offset: Offset, 
         raise QueryError(f"measure {measure.qualified_name} is read at an offset ({offset}) but has no time dimension; declare "
                          f"default_time_dimension on model {group.model} (or time_dimension on the measure)",
                          code="missing_time_dimension", location=Location(field=origin))
-    if not any(ref.dimension is dim and not ref.keys and not ref.date_part for ref in group.keys):
+    # at a grain, or a date part only (MetricFlow's: the shifted spine day's weekday), read by day
+    if not any(ref.dimension is dim and not ref.keys for ref in group.keys):
         raise QueryError(f"an offset input ({offset}, measure {measure.qualified_name}) needs metric_time (or {dim.qualified_name}) "
-                         "in group_by, at any grain", code="missing_time_dimension", location=Location(field=origin))
-    grains = [ref.grain or "day" for ref in group.keys if ref.dimension is dim and not ref.keys and not ref.date_part]
+                         "in group_by, at any grain or date part", code="missing_time_dimension", location=Location(field=origin))
+    grains = [ref.grain or "day" for ref in group.keys if ref.dimension is dim and not ref.keys and not ref.date_part] or ["day"]
     if offset.then is not None and offset_join_grain(offset, min(grains, key=GRAINS.index)) is None:
         finest = min(grains, key=GRAINS.index)
         raise QueryError(f"measure {measure.qualified_name} is read at nested offsets ({offset}); by {finest} this is "

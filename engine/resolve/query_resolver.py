@@ -15,11 +15,11 @@ from sqlglot import exp
 
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import GRAINS, PERCENTILE_AGGS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
 from .filters import Filter, parse_filter, substitute, wrap
 from .metric_filters import MetricFilterRef
 from .query import SMQ
-from .names import DimRef, MeasureRef, Resolver
+from .names import DimRef, MeasureRef, Resolver, check_sub_daily
 from ..dialects.base import Dialect, float_division
 from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .offsets import check_offset_keys, check_offset_reads, offset_input, offset_key
@@ -82,6 +82,7 @@ class QueryResolver:
             if dim.qualified_name in (resolver or self.resolver).hidden:  # hidden from this role: as if it had none
                 raise QueryError(f"'{ref.text}': measure {measure.qualified_name} has no visible time dimension for metric_time",
                                  code="missing_time_dimension", location=Location(field=field))
+            check_sub_daily(ref.text, ref.grain, dim.type, dim.qualified_name, field)
             return DimRef(ref.text, dim, (), ref.grain, date_part=ref.date_part)
         return (resolver or self.resolver).mf.bind(ref, model, self.graph, field)
 
@@ -238,6 +239,10 @@ class QueryResolver:
         order += [(ref.text, False) for ref in group_keys if ref.text not in ordered]
         if not smq.metrics and group_keys and all(r.axis for r in group_keys):
             return self.spine_plan(group_keys, where, tuple(order), smq.limit)
+        if not smq.metrics and any(r.axis for r in group_keys):
+            return self.spine_cross_plan(group_keys, where, tuple(order), smq.limit)
+        self._check_fine_grains(group_keys, where, smq)
+        self._check_custom_grains(group_keys)
         groups = self._groups(group_keys, where)
         self._check_engine(groups, smq)
         return ResolvedQuery(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit)
@@ -256,23 +261,51 @@ class QueryResolver:
         return ResolvedQuery(group_keys, where, (), tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)),
                          (), order, limit, spine_only=True)
 
+    def spine_cross_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
+                         limit: int | None) -> ResolvedQuery:
+        """metric_time beside other dimensions without metrics, as MetricFlow answers it: the other dimensions' values
+        (a dimension-only query with their filters) crossed with the spine's periods (with metric_time's filters)."""
+        on_axis = tuple(f for f in where if f.dimension_refs() and all(r.axis for r in f.dimension_refs()))
+        for f in where:
+            if f not in on_axis and any(r.axis for r in f.dimension_refs()):
+                raise QueryError(f"filter '{f.text}': without metrics, metric_time is the time spine's periods, crossed with the "
+                                 "other dimensions; filter on metric_time and on the other dimensions in separate filters",
+                                 code="invalid_filter", location=Location(field=f.field))
+        others = tuple(r for r in group_keys if not r.axis)
+        rest = tuple(f for f in where if f not in on_axis)
+        self.axis_used = False
+        dims = ResolvedQuery(others, rest, self._groups(others, rest),
+                             tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(others)), (), (), None)
+        spine = self.spine_plan(tuple(r for r in group_keys if r.axis), on_axis, order, limit)
+        return replace(spine, group_keys=group_keys,
+                       outputs=tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)), spine_cross=dims)
+
     def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
         """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
         grains = []
         for text in smq.metrics:
             metric = self.layer.metrics.get(text)
             grains.append(metric.time_grain if metric is not None and metric.time_grain else "day")
-        grain = min(grains or ["day"], key=GRAINS.index)
+        grain = min(grains or ["day"], key=TIME_GRAINS.index)
         return tuple(replace(r, grain=grain) if r.axis and r.grain is None and r.date_part is None else r for r in group_keys)
 
     def _groups(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> tuple[Aggregation, ...]:
         if not self.groups:  # dimensions only: the first group-by dimension's model is the root
-            root = group_keys[0].model
             if group_keys[0].axis:
                 raise QueryError(f"'{group_keys[0].text}' needs a metric: metric_time is each metric's own time dimension "
                                  "(alone, without other dimensions, it lists the time spine's periods)",
                                  code="missing_time_dimension", location=Location(field="group_by[0]"))
-            return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
+            # or, where the others cannot be reached from it through many_to_one steps and entities, the next one's
+            # (MetricFlow answers whatever the order: `user__home_state_latest, listing__country_latest` from listings)
+            roots = list(dict.fromkeys(r.model for r in group_keys if not r.axis))
+            first: QueryError | None = None
+            for root in roots:
+                try:
+                    return (self._group("f0", root, (), (), None, group_keys, where, "group_by[0]"),)
+                except QueryError as err:
+                    first = first or err
+            assert first is not None
+            raise first
         out = []
         for i, (key, aggs) in enumerate(self.groups.items()):
             group = self._group(f"f{i}", key[0], tuple(aggs), self.group_filters[key], self.group_metric[key],
@@ -345,6 +378,50 @@ class QueryResolver:
         reads = CumulativeRead(cumulative, time_filters) if cumulative is not None else RowsRead()
         return Aggregation(gid, model, aggs, metric_filters, tuple(paths.values()), dedupe, fan_out, group_keys, where, reads)
 
+
+    def _check_fine_grains(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], smq: SMQ) -> None:
+        """An hour, minute or second, or a custom granularity, with a metric that reads the daily time spine by its
+        own periods (cumulative, offset, conversion, join_to_timespine): refused, naming both."""
+        custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
+        named = [(r, f"group_by[{i}]") for i, r in enumerate(group_keys)]
+        named += [(r, f.field) for f in where for r in f.dimension_refs()]
+        fine = next(((r, at) for r, at in named if r.grain in SUB_DAILY_GRAINS or r.grain in custom), None)
+        if fine is None:
+            return
+        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset()))), None)
+        if what is None:
+            return
+        ref, at = fine
+        kind = "a custom granularity" if ref.grain in custom else f"grain '{ref.grain}'"
+        raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the daily time spine by its own periods: "
+                         "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
+                         suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
+
+    def _check_custom_grains(self, group_keys: tuple[DimRef, ...]) -> None:
+        """A custom granularity in group_by is a lookup of the spine by day: engines that cannot group by one refuse it."""
+        custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
+        if self.dialect.correlated_group_keys or not custom:
+            return
+        for i, ref in enumerate(group_keys):
+            if ref.grain in custom:
+                raise QueryError(f"'{ref.text}': a custom granularity is looked up in the time spine by day, and "
+                                 f"{self.dialect.display} cannot group by such a lookup; query it on another engine, or "
+                                 "group by day", code="unsupported_grain", location=Location(field=f"group_by[{i}]"),
+                                 suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
+
+    def _reads_spine(self, name: str, seen: frozenset[str]) -> str | None:
+        """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
+        offset input, join_to_timespine; None when nothing does."""
+        metric = self.layer.metrics.get(name)
+        if metric is None or name in seen:
+            return None
+        if metric.type in ("cumulative", "conversion"):
+            return f"{metric.type} metric '{name}'"
+        if metric.join_to_timespine:
+            return f"join_to_timespine (metric '{name}')"
+        if any(i.offset is not None for i in metric.derived_inputs):
+            return f"an offset input (metric '{name}')"
+        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}))), None)
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""

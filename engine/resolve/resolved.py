@@ -94,3 +94,6 @@ class ResolvedQuery:
     order_by: tuple[tuple[str, bool], ...]  # (output name, descending)
     limit: int | None
     spine_only: bool = False  # metric_time without metrics: the time spine's periods (render/spine_query.py)
+    # metric_time beside other dimensions without metrics: the other dimensions' values (a dimension-only query),
+    # each with every period of the spine, as MetricFlow crosses them
+    spine_cross: ResolvedQuery | None = None

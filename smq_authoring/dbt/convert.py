@@ -221,6 +221,8 @@ class Converter(MetricMapping):
             out["description"] = str(item["description"]).strip()
         out.update(label_and_meta(item))
         out["expr"] = str(item.get("expr")) if item.get("expr") is not None else name
+        if item.get("is_partition") is True:  # joins between two models sharing it also join on it (the engine's)
+            out["is_partition"] = True
         return out
 
     def measure(self, found: Found, model: str, item: Any) -> dict[str, Any] | None:
@@ -426,7 +428,10 @@ class Converter(MetricMapping):
                 table = str(spec["table"])
                 if self.schema:  # as every model's table: a project's `time_spine: table: x` too, not only a manifest's s.x
                     table = f"{self.schema}.{table.split('.')[-1].strip(chr(34) + '`')}"
-                return {"table": table, "column": str(spec["column"])}
+                spine = {"table": table, "column": str(spec["column"])}
+                if spec.get("custom"):  # MetricFlow's custom_granularities: metric_time__<name> reads the spine's column
+                    spine["custom_granularities"] = spec["custom"]
+                return spine
         return None
 
     @staticmethod

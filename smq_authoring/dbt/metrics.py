@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 NOT_YET = "not supported yet; it was left out (docs/dbt.md, Not mapped yet)"
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 GRAINS = ("day", "week", "month", "quarter", "year")
+SUB_DAILY_GRAINS = ("second", "minute", "hour")  # a metric's time_granularity below a day (engine/layer/model.py)
 
 
 class MetricMapping:
@@ -52,9 +53,9 @@ class MetricMapping:
             self.refuse(found.at(body, "name"), f"metric '{name}': not a valid metric name")
             return None
         grain = str(body.get("time_granularity") or "").lower()
-        if grain and grain not in GRAINS:
-            self.refuse(found.at(body, "time_granularity"), f"metric '{name}': time_granularity '{grain}': grains below a day "
-                        f"are {NOT_YET}")
+        if grain and grain not in (*SUB_DAILY_GRAINS, *GRAINS):  # the engine's grains: down to the second
+            self.refuse(found.at(body, "time_granularity"), f"metric '{name}': time_granularity '{grain}': grains below a "
+                        f"second are {NOT_YET}")
             return None
         out: dict[str, Any] = {"name": name, "type": kind}
         if body.get("description"):
@@ -135,7 +136,7 @@ class MetricMapping:
         # a simple metric's own keys (simple() maps them); `is not None`: fill_nulls_with: 0 is given (0 == False)
         given = {"fill_nulls_with": ref.get("fill_nulls_with") is not None, "join_to_timespine": bool(ref.get("join_to_timespine"))}
         for key, present in given.items():
-            if present and str(found.body.get("type") or "").lower() != "simple":
+            if present and str(found.body.get("type") or "").lower() not in ("simple", "cumulative"):
                 self.refuse(found.at(params, key_name), f"metric '{found.name}': {key} on a measure input of a "
                             f"{found.body.get('type')} metric is {NOT_YET}")
                 return None
@@ -323,6 +324,10 @@ class MetricMapping:
             out["grain_to_date"] = str(grain)
         out["period_agg"] = period_agg
         out["periods"] = "nonempty_window"  # MetricFlow's: every spine period whose window holds a row
+        if ref.get("fill_nulls_with") is not None:  # on the measure input: the cumulative metric's own (the engine's)
+            out["fill_nulls_with"] = ref["fill_nulls_with"]
+        if ref.get("join_to_timespine"):
+            out["join_to_timespine"] = True
         return out
 
     def metric_home(self, found: Found, metric: dict[str, Any]) -> str:

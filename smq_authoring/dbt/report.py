@@ -1,8 +1,7 @@
 """What an import reads of each dbt definition, and a note for everything it does not: never dropped silently.
 
 A key the importer does not map is listed as `file:line: note: ...` (with why): it changes no answer (dbt's
-exports, caches, tags, groups) or is not in the layer yet (custom granularities of the time spine, partition
-dimensions). Refusals (convert.py) stop an import; notes never do. Empty values (the `label: null`,
+exports, caches, tags, groups) or is not in the layer (entity roles, model labels). Refusals (convert.py) stop an import; notes never do. Empty values (the `label: null`,
 `config: {meta: {}}` a manifest writes for every definition) say nothing and are not listed.
 """
 
@@ -19,7 +18,7 @@ READ = {
     "semantic_model": ("name", "description", "model", "node_relation", "defaults", "entities", "dimensions", "measures",
                        "primary_entity"),
     "entity": ("name", "type", "expr", "description"),
-    "dimension": ("name", "type", "type_params", "expr", "description", "label", "meta"),
+    "dimension": ("name", "type", "type_params", "expr", "description", "label", "meta", "is_partition"),
     "measure": ("name", "agg", "description", "create_metric", "expr", "agg_params", "non_additive_dimension",
                 "agg_time_dimension", "label", "meta"),
     "metric": ("name", "description", "type", "type_params", "filter", "label", "meta", "time_granularity"),
@@ -29,7 +28,6 @@ WHY = {
     "label": "the layer's models and entities have no label (the description is kept)",
     "exports": "exports write the saved query's rows to a table in dbt; smq runs the saved query by name instead",
     "tags": "tags are dbt's selection labels; they change no answer",
-    "is_partition": "partition dimensions are not joined on yet (issue #28 item 3): joins use the entity alone",
     "role": "entity roles are not part of the layer",
     "group": "dbt groups (ownership) change no answer",
 }
@@ -76,8 +74,3 @@ def unread_keys(sources: DbtSources, note: Note) -> None:
         _keys(found, found.body, "metric", f"metric '{found.name}'", note)
     for found in sources.saved_queries:
         _keys(found, found.body, "saved_query", f"saved query '{found.name}'", note)
-    for spec, where in sources.time_spines:
-        for custom in spec.get("custom_granularities") or []:
-            note(custom.get("at") or where, f"time spine {spec.get('table')}: custom granularity '{custom.get('name')}' (column "
-                        f"{custom.get('column_name') or custom.get('name')}) not imported: the layer has no custom "
-                        "granularities yet (issue #28 item 2); a query naming it is refused")

@@ -155,7 +155,7 @@ def _time_spines(config: Any, shown: str, sources: DbtSources) -> None:
         table = ".".join(str(p) for p in (relation.get("schema_name"), relation.get("alias")) if p)
         loc = where(shown, config, "time_spines") if isinstance(config, YMap) else Location(shown, 1, 1, "time_spines")
         sources.time_spines.append(({"table": table, "column": column.get("name"), "grain": grain,
-                                     "custom_granularities": _customs(item.get("custom_granularities"), shown)}, loc))
+                                     "custom": _custom_grains(item)}, loc))
     for item in config.get("time_spine_table_configurations") or []:
         if isinstance(item, dict):
             loc = (where(shown, config, "time_spine_table_configurations") if isinstance(config, YMap)
@@ -164,12 +164,13 @@ def _time_spines(config: Any, shown: str, sources: DbtSources) -> None:
                                          "grain": str(item.get("grain") or "").lower()}, loc))
 
 
-def _customs(value: Any, shown: str = "") -> list[dict[str, Any]]:
-    """A time spine's custom_granularities ({name, column_name}), as written, each with where (YAML) it is."""
+def _custom_grains(spine: Any) -> list[dict[str, str]]:
+    """A time spine's `custom_granularities` ({name, column_name}; the column defaults to the name), as the layer's
+    database.yml writes them: [{name, column}] (engine/layer/load.py)."""
     out = []
-    for i, custom in enumerate(value or []):
-        if isinstance(custom, dict) and custom.get("name"):
-            out.append({**custom, "at": where(shown, value, i) if isinstance(value, YSeq) else None})
+    for grain in (spine.get("custom_granularities") or []) if isinstance(spine, dict) else []:
+        if isinstance(grain, dict) and grain.get("name"):
+            out.append({"name": str(grain["name"]), "column": str(grain.get("column_name") or grain["name"])})
     return out
 
 
@@ -181,7 +182,7 @@ def _model_time_spines(models: YSeq, shown: str, sources: DbtSources) -> None:
             column = str(spine["standard_granularity_column"])
             grains = {str(c.get("name")): str(c.get("granularity") or "").lower() for c in item.get("columns") or [] if isinstance(c, dict)}
             sources.time_spines.append(({"table": str(item.get("name")), "column": column, "grain": grains.get(column, "day"),
-                                         "custom_granularities": _customs(spine.get("custom_granularities"), shown)},
+                                         "custom": _custom_grains(spine)},
                                         where(shown, item, "time_spine")))
 
 

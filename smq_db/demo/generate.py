@@ -554,11 +554,18 @@ def _orders(customers: list[_Customer], products: list[_Product]) -> tuple[Table
     return orders_t, items_t, payments_t
 
 
+def _fiscal_quarter(day: dt.date) -> dt.date:
+    """The first day of the day's fiscal quarter, the fiscal year starting on February 1st (Feb-Apr, May-Jul,
+    Aug-Oct, Nov-Jan): the demo layer's custom granularity `fiscal_quarter` (database.yml time_spine)."""
+    month = day.month - (day.month - 2) % 3
+    return dt.date(day.year, month, 1) if month > 0 else dt.date(day.year - 1, month + 12, 1)
+
+
 def _time_spine() -> Table:
     return Table(
         "time_spine",
-        (("date_day", "DATE"),),
-        tuple((d,) for d in _days(SPINE_START, SPINE_END)),
+        (("date_day", "DATE"), ("fiscal_quarter", "DATE")),
+        tuple((d, _fiscal_quarter(d)) for d in _days(SPINE_START, SPINE_END)),
         ("date_day",),
     )
 

@@ -45,7 +45,7 @@ def layer_node_ids(layer: Layer) -> set[int]:
     return ids
 
 
-@pytest.mark.parametrize("layer_name", ["shop", "shop_with_extra_metrics"])
+@pytest.mark.parametrize("layer_name", ["shop", "shop_with_extra_metrics", "shop_extra_on_time_axis"])
 def test_no_compiled_tree_holds_a_layer_node(layers, layer_name: str) -> None:  # noqa: F811
     layer = layers[layer_name]
     owned = layer_node_ids(layer)

@@ -32,11 +32,17 @@ ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "snowflake")
 EXTRA_METRICS = yaml.safe_load((HERE / "extra_metrics.yml").read_text())
 # extra_metrics.d/*.yml: per model file, {dimensions: [...], measures: [...], metrics: [...]} to append
 EXTRA_ELEMENTS = [yaml.safe_load(file.read_text()) or {} for file in sorted((HERE / "extra_metrics.d").glob("*.yml"))]
+# extra_models/: whole model files added to the layer, and joins.yml's edges appended to the demo's
+EXTRA_MODELS = HERE / "extra_models"
 
 
-def shop_with_extra_metrics(folder: Path) -> Layer:
+# `layer: shop_extra_on_time_axis`: the same, with OrdersModel on orderDate and PaymentsModel on paidAt (metric_time)
+TIME_AXES = {"orders.yml": "orderDate", "payments.yml": "paidAt"}
+
+
+def shop_with_extra_metrics(folder: Path, time_axes: dict[str, str] | None = None) -> Layer:
     """A copy of the demo layer in `folder` with extra_metrics.yml's metrics (and extra_metrics.d's
-    dimensions, measures and metrics) appended to its models."""
+    dimensions, measures and metrics) appended to its models, and extra_models/' models and joins added."""
     target = folder / "shop"
     shutil.copytree(DEMO_MODELS / "shop", target, ignore=shutil.ignore_patterns("data"))
     additions = [{file: {"metrics": metrics} for file, metrics in EXTRA_METRICS.items()}, *EXTRA_ELEMENTS]
@@ -47,13 +53,30 @@ def shop_with_extra_metrics(folder: Path) -> Layer:
             for kind, elements in kinds.items():
                 model[kind] = [*(model.get(kind) or []), *elements]
             path.write_text(yaml.safe_dump(model, sort_keys=False))
+    for file in sorted(EXTRA_MODELS.glob("*.yml")):
+        if file.name != "joins.yml":
+            shutil.copy(file, target / "models" / file.name)
+    # appended as text: PyYAML would read joins.yml's bare `on:` keys as the boolean True
+    extra_edges = (EXTRA_MODELS / "joins.yml").read_text().split("joins:\n", 1)[1]
+    joins_file = target / "joins.yml"
+    joins_file.write_text(joins_file.read_text().rstrip("\n") + "\n" + extra_edges)
+    # a custom granularity of the spine (the demo's time_spine has the column): cases.d/custom_grains.yml
+    database = target / "database.yml"
+    spine = "  column: date_day\n"
+    assert spine in database.read_text()
+    database.write_text(database.read_text().replace(
+        spine, spine + "  custom_granularities:\n    - {name: fiscal_quarter, column: fiscal_quarter}\n", 1))
+    for file, dimension in (time_axes or {}).items():
+        path = target / "models" / file
+        path.write_text(path.read_text() + f"default_time_dimension: {dimension}\n")
     return load_layer(target)
 
 
 @pytest.fixture(scope="module")
 def layers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Layer]:
     return {"shop": load_layers(DEMO_MODELS)["shop"],
-            "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"))}
+            "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers")),
+            "shop_extra_on_time_axis": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"), TIME_AXES)}
 
 
 def _key(value: Any) -> tuple:
@@ -92,7 +115,7 @@ def refused(layers, case: dict, dialect: str) -> bool:
 
 
 def dialect_name(dialect: str) -> str:
-    return {"sqlite": "SQLite", "mysql": "MySQL"}.get(dialect, dialect)
+    return {"sqlite": "SQLite", "mysql": "MySQL", "clickhouse": "ClickHouse"}.get(dialect, dialect)
 
 
 @pytest.mark.parametrize("dialect", SUPPORTED_DIALECTS)

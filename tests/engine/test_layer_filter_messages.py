@@ -99,7 +99,7 @@ def test_layer_filters_give_the_query_messages_for_grains_and_date_parts(tmp_pat
     """
     text = ORDERS + extra
     errs = _lines(errors_of(tmp_path, with_metrics(extra)))
-    assert any(e.startswith(f"orders.yml:{_line_of(text, 'fortnight')}:") and "write metric_time or metric_time__<grain> (day, week"
+    assert any(e.startswith(f"orders.yml:{_line_of(text, 'fortnight')}:") and "write metric_time or metric_time__<grain> (second, minute, hour, day, week"
                in e for e in errs), errs
     assert any(e.startswith(f"orders.yml:{_line_of(text, 'extract_dow')}:") and "date part 'dow' needs a date or timestamp "
                "dimension, but OrderModel__status is string" in e for e in errs), errs

@@ -74,7 +74,7 @@ def test_bad_measure_vocabulary_is_reported_with_its_line(tmp_path: Path, bad: s
 
 @pytest.mark.parametrize("metric,expected", [
     ("{name: r, type: ratio, numerator: OrderModel__orderCount, denominator: OrderModel__orderCount, fill_nulls_with: 0}",
-     "only a simple metric takes fill_nulls_with"),
+     "only a simple or cumulative metric takes fill_nulls_with"),
     ("{name: f, type: simple, measure: OrderModel__orderCount, fill_nulls_with: zero}", "expected a number"),
     ("{name: c, type: cumulative, measure: OrderModel__lastBalance, time_dimension: OrderModel__orderDate}",
      "is semi-additive (non_additive_dimension)"),

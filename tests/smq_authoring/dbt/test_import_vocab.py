@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from engine import load_layers
 from smq_authoring.dbt import ImportRefused, import_dbt
@@ -78,17 +79,22 @@ def test_bad_percentile_and_window_are_refused_with_their_line(tmp_path: Path) -
                for line in lines), lines
 
 
-def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_refused_not_dropped(tmp_path: Path) -> None:
-    """`fill_nulls_with: 0` is given (0 == False in Python: it was once read as absent and silently dropped)."""
+def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_kept(tmp_path: Path) -> None:
+    """`fill_nulls_with: 0` is given (0 == False in Python: it was once read as absent and silently dropped); a
+    cumulative metric takes it as a simple one does, a conversion metric's input is refused with its line."""
     project = tmp_path / "proj"
     (project / "models").mkdir(parents=True)
     (project / "dbt_project.yml").write_text("name: proj\nmodel-paths: [models]\n", encoding="utf-8")
     (project / "models" / "sm.yml").write_text(
+        "models:\n"
+        "  - name: spine\n"
+        "    time_spine: {standard_granularity_column: date_day}\n"
+        "    columns: [{name: date_day, granularity: day}]\n"
         "semantic_models:\n"
         "  - name: orders\n"
         "    model: ref('orders')\n"
         "    defaults: {agg_time_dimension: ds}\n"
-        "    entities: [{name: order, type: primary, expr: order_id}]\n"
+        "    entities: [{name: order, type: primary, expr: order_id}, {name: customer, type: foreign, expr: customer_id}]\n"
         "    dimensions: [{name: ds, type: time, type_params: {time_granularity: day}}]\n"
         "    measures: [{name: n, agg: count, expr: order_id}, {name: amount, agg: sum}]\n"
         "metrics:\n"
@@ -98,13 +104,22 @@ def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_refused_not_dropp
         "  - name: running\n"
         "    type: cumulative\n"
         "    type_params:\n"
-        "      measure: {name: amount, fill_nulls_with: 0}\n", encoding="utf-8")
+        "      measure: {name: amount, fill_nulls_with: 0, join_to_timespine: true}\n"
+        "  - name: converted\n"
+        "    type: conversion\n"
+        "    type_params:\n"
+        "      conversion_type_params: {base_measure: n, conversion_measure: {name: n, fill_nulls_with: 0}, entity: customer}\n",
+        encoding="utf-8")
     with pytest.raises(ImportRefused) as refused:
         import_dbt(project, "proj", tmp_path / "out" / "proj")
     lines = refused.value.errors
-    assert any(line.split(":")[1] == "15" and "'running': fill_nulls_with on a measure input of a cumulative metric" in line
+    assert any(line.split(":")[1] == "23" and "'converted': fill_nulls_with on a measure input of a conversion metric" in line
                for line in lines), lines
-    assert not any("zero_filled" in line for line in lines), lines  # a simple metric maps it
+    assert not any("zero_filled" in line or "'running'" in line for line in lines), lines
+    import_dbt(project, "proj", tmp_path / "out" / "proj", partial=True)
+    metrics = yaml.safe_load((tmp_path / "out" / "proj" / "models" / "orders.yml").read_text(encoding="utf-8"))["metrics"]
+    running = next(m for m in metrics if m["name"] == "running")
+    assert running["fill_nulls_with"] == 0 and running["join_to_timespine"] is True
 
 
 def test_a_categorical_condition_dimension_stands_alone_in_a_filter(tmp_path: Path) -> None:

@@ -42,12 +42,12 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     DATE_TRUNC(DATE(`d`.`day`), ISOWEEK) AS `g0`,
-    CAST(EXTRACT(MONTH FROM DATE_TRUNC(DATE(`d`.`day`), ISOWEEK)) AS INT64) AS `g1`,
+    CAST(EXTRACT(MONTH FROM `d`.`day`) AS INT64) AS `g1`,
     AVG(CAST(`d`.`a0` AS FLOAT64)) AS `a0`
   FROM `f0_daily` AS `d`
   GROUP BY
     DATE_TRUNC(DATE(`d`.`day`), ISOWEEK),
-    CAST(EXTRACT(MONTH FROM DATE_TRUNC(DATE(`d`.`day`), ISOWEEK)) AS INT64)
+    CAST(EXTRACT(MONTH FROM `d`.`day`) AS INT64)
 )
 SELECT
   `m`.`g0` AS `OrdersModel__orderDate__week`,

@@ -39,12 +39,12 @@ WITH "f0_rows" AS (
 ), "f0" AS (
   SELECT
     toMonday("d"."day") AS "g0",
-    CAST(EXTRACT(MONTH FROM toMonday("d"."day")) AS Nullable(Int32)) AS "g1",
+    CAST(EXTRACT(MONTH FROM "d"."day") AS Nullable(Int32)) AS "g1",
     AVG(CAST("d"."a0" AS Nullable(Float64))) AS "a0"
   FROM "f0_daily" AS "d"
   GROUP BY
     toMonday("d"."day"),
-    CAST(EXTRACT(MONTH FROM toMonday("d"."day")) AS Nullable(Int32))
+    CAST(EXTRACT(MONTH FROM "d"."day") AS Nullable(Int32))
 )
 SELECT
   "m"."g0" AS "OrdersModel__orderDate__week",

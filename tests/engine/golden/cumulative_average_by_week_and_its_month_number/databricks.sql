@@ -39,12 +39,12 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     CAST(DATE_TRUNC('week', `d`.`day`) AS DATE) AS `g0`,
-    CAST(EXTRACT(MONTH FROM CAST(DATE_TRUNC('week', `d`.`day`) AS DATE)) AS INT) AS `g1`,
+    CAST(EXTRACT(MONTH FROM `d`.`day`) AS INT) AS `g1`,
     AVG(CAST(`d`.`a0` AS DOUBLE)) AS `a0`
   FROM `f0_daily` AS `d`
   GROUP BY
     CAST(DATE_TRUNC('week', `d`.`day`) AS DATE),
-    CAST(EXTRACT(MONTH FROM CAST(DATE_TRUNC('week', `d`.`day`) AS DATE)) AS INT)
+    CAST(EXTRACT(MONTH FROM `d`.`day`) AS INT)
 )
 SELECT
   `m`.`g0` AS `OrdersModel__orderDate__week`,

@@ -56,12 +56,12 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY) AS `g0`,
-    MONTH(DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY)) AS `g1`,
+    MONTH(`d`.`day`) AS `g1`,
     AVG(CAST(`d`.`a0` AS DOUBLE)) AS `a0`
   FROM `f0_daily` AS `d`
   GROUP BY
     DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY),
-    MONTH(DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY))
+    MONTH(`d`.`day`)
 )
 SELECT
   `m`.`g0` AS `OrdersModel__orderDate__week`,

@@ -65,24 +65,14 @@ WITH "f0_rows" AS (
     CAST(DATEADD(DAY, -(
       DAYOFWEEKISO(CAST("d"."day" AS DATE)) - 1
     ), CAST("d"."day" AS DATE)) AS DATE) AS "g0",
-    CAST(DATE_PART(
-      MONTH,
-      CAST(DATEADD(DAY, -(
-        DAYOFWEEKISO(CAST("d"."day" AS DATE)) - 1
-      ), CAST("d"."day" AS DATE)) AS DATE)
-    ) AS INT) AS "g1",
+    CAST(DATE_PART(MONTH, "d"."day") AS INT) AS "g1",
     AVG(CAST("d"."a0" AS DOUBLE)) AS "a0"
   FROM "f0_daily" AS "d"
   GROUP BY
     CAST(DATEADD(DAY, -(
       DAYOFWEEKISO(CAST("d"."day" AS DATE)) - 1
     ), CAST("d"."day" AS DATE)) AS DATE),
-    CAST(DATE_PART(
-      MONTH,
-      CAST(DATEADD(DAY, -(
-        DAYOFWEEKISO(CAST("d"."day" AS DATE)) - 1
-      ), CAST("d"."day" AS DATE)) AS DATE)
-    ) AS INT)
+    CAST(DATE_PART(MONTH, "d"."day") AS INT)
 )
 SELECT
   "m"."g0" AS "OrdersModel__orderDate__week",

@@ -42,12 +42,12 @@ WITH "f0_rows" AS (
 ), "f0" AS (
   SELECT
     DATE("d"."day", 'weekday 0', '-6 days') AS "g0",
-    CAST(STRFTIME('%m', DATE("d"."day", 'weekday 0', '-6 days')) AS INTEGER) AS "g1",
+    CAST(STRFTIME('%m', "d"."day") AS INTEGER) AS "g1",
     AVG(CAST("d"."a0" AS REAL)) AS "a0"
   FROM "f0_daily" AS "d"
   GROUP BY
     DATE("d"."day", 'weekday 0', '-6 days'),
-    CAST(STRFTIME('%m', DATE("d"."day", 'weekday 0', '-6 days')) AS INTEGER)
+    CAST(STRFTIME('%m', "d"."day") AS INTEGER)
 )
 SELECT
   "m"."g0" AS "OrdersModel__orderDate__week",

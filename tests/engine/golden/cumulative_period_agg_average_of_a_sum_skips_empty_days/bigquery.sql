@@ -46,12 +46,12 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     DATE_TRUNC(DATE(`d`.`day`), ISOWEEK) AS `g0`,
-    DATE_TRUNC(DATE(DATE_TRUNC(DATE(`d`.`day`), ISOWEEK)), MONTH) AS `g1`,
+    DATE_TRUNC(DATE(`d`.`day`), MONTH) AS `g1`,
     AVG(CAST(`d`.`a0` AS FLOAT64)) AS `a0`
   FROM `f0_daily` AS `d`
   GROUP BY
     DATE_TRUNC(DATE(`d`.`day`), ISOWEEK),
-    DATE_TRUNC(DATE(DATE_TRUNC(DATE(`d`.`day`), ISOWEEK)), MONTH)
+    DATE_TRUNC(DATE(`d`.`day`), MONTH)
 )
 SELECT
   `m`.`g0` AS `OrdersModel__orderDate__week`,

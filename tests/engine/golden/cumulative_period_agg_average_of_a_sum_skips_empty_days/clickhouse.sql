@@ -43,12 +43,12 @@ WITH "f0_rows" AS (
 ), "f0" AS (
   SELECT
     toMonday("d"."day") AS "g0",
-    toStartOfMonth(toMonday("d"."day")) AS "g1",
+    toStartOfMonth("d"."day") AS "g1",
     AVG(CAST("d"."a0" AS Nullable(Float64))) AS "a0"
   FROM "f0_daily" AS "d"
   GROUP BY
     toMonday("d"."day"),
-    toStartOfMonth(toMonday("d"."day"))
+    toStartOfMonth("d"."day")
 )
 SELECT
   "m"."g0" AS "OrdersModel__orderDate__week",

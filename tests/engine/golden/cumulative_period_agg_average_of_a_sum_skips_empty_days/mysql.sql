@@ -60,18 +60,12 @@ WITH `f0_rows` AS (
 ), `f0` AS (
   SELECT
     DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY) AS `g0`,
-    DATE_SUB(
-      DATE(DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY)),
-      INTERVAL (DAYOFMONTH(DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY)) - 1) DAY
-    ) AS `g1`,
+    DATE_SUB(DATE(`d`.`day`), INTERVAL (DAYOFMONTH(`d`.`day`) - 1) DAY) AS `g1`,
     AVG(CAST(`d`.`a0` AS DOUBLE)) AS `a0`
   FROM `f0_daily` AS `d`
   GROUP BY
     DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY),
-    DATE_SUB(
-      DATE(DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY)),
-      INTERVAL (DAYOFMONTH(DATE_SUB(DATE(`d`.`day`), INTERVAL (WEEKDAY(`d`.`day`)) DAY)) - 1) DAY
-    )
+    DATE_SUB(DATE(`d`.`day`), INTERVAL (DAYOFMONTH(`d`.`day`) - 1) DAY)
 )
 SELECT
   `m`.`g0` AS `OrdersModel__orderDate__week`,

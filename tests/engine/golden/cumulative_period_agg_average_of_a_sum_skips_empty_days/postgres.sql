@@ -43,12 +43,12 @@ WITH "f0_rows" AS (
 ), "f0" AS (
   SELECT
     CAST(DATE_TRUNC('week', "d"."day") AS DATE) AS "g0",
-    CAST(DATE_TRUNC('month', CAST(DATE_TRUNC('week', "d"."day") AS DATE)) AS DATE) AS "g1",
+    CAST(DATE_TRUNC('month', "d"."day") AS DATE) AS "g1",
     AVG(CAST("d"."a0" AS DOUBLE PRECISION)) AS "a0"
   FROM "f0_daily" AS "d"
   GROUP BY
     CAST(DATE_TRUNC('week', "d"."day") AS DATE),
-    CAST(DATE_TRUNC('month', CAST(DATE_TRUNC('week', "d"."day") AS DATE)) AS DATE)
+    CAST(DATE_TRUNC('month', "d"."day") AS DATE)
 )
 SELECT
   "m"."g0" AS "OrdersModel__orderDate__week",

@@ -46,12 +46,12 @@ WITH "f0_rows" AS (
 ), "f0" AS (
   SELECT
     DATE("d"."day", 'weekday 0', '-6 days') AS "g0",
-    DATE(DATE("d"."day", 'weekday 0', '-6 days'), 'start of month') AS "g1",
+    DATE("d"."day", 'start of month') AS "g1",
     AVG(CAST("d"."a0" AS REAL)) AS "a0"
   FROM "f0_daily" AS "d"
   GROUP BY
     DATE("d"."day", 'weekday 0', '-6 days'),
-    DATE(DATE("d"."day", 'weekday 0', '-6 days'), 'start of month')
+    DATE("d"."day", 'start of month')
 )
 SELECT
   "m"."g0" AS "OrdersModel__orderDate__week",

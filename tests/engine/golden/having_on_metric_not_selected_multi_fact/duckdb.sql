@@ -31,17 +31,21 @@ WITH "f0" AS (
     SELECT
       "g0",
       "a0",
-      NULL AS "a1"
+      NULL AS "a1",
+      1 AS "_listed"
     FROM "f0"
     UNION ALL
     SELECT
       "g0",
       NULL AS "a0",
-      "a1"
+      "a1",
+      NULL AS "_listed"
     FROM "f1"
   ) AS "stacked"
   GROUP BY
     "g0"
+  HAVING
+    MAX("_listed") = 1
 )
 SELECT
   "m"."g0" AS "NationsModel__country",

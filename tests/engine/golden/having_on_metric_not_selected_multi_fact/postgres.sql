@@ -37,7 +37,8 @@ WITH "f0" AS (
         FROM "f1"
         WHERE
           FALSE
-      ) AS "a1"
+      ) AS "a1",
+      1 AS "_listed"
     FROM "f0"
     UNION ALL
     SELECT
@@ -49,11 +50,14 @@ WITH "f0" AS (
         WHERE
           FALSE
       ) AS "a0",
-      "a1"
+      "a1",
+      NULL AS "_listed"
     FROM "f1"
   ) AS "stacked"
   GROUP BY
     "g0"
+  HAVING
+    MAX("_listed") = 1
 )
 SELECT
   "m"."g0" AS "NationsModel__country",

@@ -1,0 +1,68 @@
+WITH "f0_rows" AS (
+  SELECT
+    DATE("orders".order_date) AS "t",
+    "orders".order_id AS "i0"
+  FROM orders AS "orders"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period"
+  FROM time_spine AS "spine"
+  WHERE
+    "spine"."date_day" >= DATE((
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    ), 'weekday 0', '-6 days')
+    AND "spine"."date_day" < DATE(
+      DATE((
+        SELECT
+          MAX("t")
+        FROM "f0_rows"
+      ), 'weekday 0', '-6 days'),
+      '+7 days'
+    )
+    AND "spine"."date_day" BETWEEN '2024-04-22' AND '2024-05-12'
+), "f0_days" AS (
+  SELECT
+    "t",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
+), "f0_daily" AS (
+  SELECT
+    "p"."period" AS "day",
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
+  FROM "f0_periods" AS "p"
+  LEFT JOIN "f0_days" AS "r"
+    ON "r"."t" < DATE("p"."period", '+1 days')
+    AND "r"."t" >= DATE(DATE(DATE("p"."period", '+1 days'), '-1 days'), 'start of month')
+  GROUP BY
+    "p"."period"
+), "f0" AS (
+  SELECT
+    "ranked"."g0",
+    "ranked"."g1",
+    "ranked"."a0"
+  FROM (
+    SELECT
+      DATE("d"."day", 'weekday 0', '-6 days') AS "g0",
+      DATE("d"."day", 'start of month') AS "g1",
+      "d"."a0" AS "a0",
+      ROW_NUMBER() OVER (
+        PARTITION BY DATE("d"."day", 'weekday 0', '-6 days'), DATE("d"."day", 'start of month')
+        ORDER BY "d"."day" DESC
+      ) AS "__rank"
+    FROM "f0_daily" AS "d"
+  ) AS "ranked"
+  WHERE
+    "ranked"."__rank" = 1
+)
+SELECT
+  "m"."g0" AS "OrdersModel__orderDate__week",
+  "m"."g1" AS "OrdersModel__orderDate__month",
+  "m"."a0" AS "ordersMonthToDate"
+FROM "f0" AS "m"
+ORDER BY
+  "OrdersModel__orderDate__week" ASC NULLS LAST,
+  "OrdersModel__orderDate__month" ASC NULLS LAST
