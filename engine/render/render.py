@@ -16,7 +16,7 @@ from typing import Callable, cast
 from sqlglot import exp
 
 from ..layer.exprs import qualify
-from .sqltree import aliased, col, ident
+from .sqltree import aliased, col, ident, named
 from ..layer.joins import Path
 from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer, grained_type
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
@@ -228,11 +228,11 @@ class Renderer:
             aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.columns}
             return query, key_exprs, aggs
         # fan-out: one row per (primary key, group) before aggregating; semi-additive: only the window's rows count
-        projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True, copy=False)
+        projection = [named(qualify(pk, tree.root_alias), f"__pk{i}")
                       for i, pk in enumerate(model.primary_key_nodes)] \
             if group.dedupe else []
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True, copy=False) for a in group.columns]
+        projection += [named(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}") for a in group.columns]
         if semi is not None:
             projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
         inner = query.select(*projection, copy=False)
@@ -249,8 +249,8 @@ class Renderer:
     def group_cte(self, group: Aggregation, keys: tuple[DimRef, ...], where: tuple[Filter, ...]) -> exp.Select:
         query, key_exprs, aggs = self.group_parts(group, keys, where)
         # built for this query alone: aliased in place (the GROUP BY takes copies of the keys)
-        projection = [exp.alias_(k, f"g{i}", quoted=True, copy=False) for i, k in enumerate(key_exprs)]
-        projection += [exp.alias_(v, k, quoted=True, copy=False) for k, v in aggs.items()]
+        projection = [named(k, f"g{i}") for i, k in enumerate(key_exprs)]
+        projection += [named(v, k) for k, v in aggs.items()]
         query = query.select(*projection, copy=False)
         if key_exprs:
             query = query.group_by(*[k.copy() for k in key_exprs], copy=False)

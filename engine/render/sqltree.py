@@ -17,3 +17,10 @@ def aliased(source: exp.Expression, alias: str) -> exp.Expression:
     node = source.copy()
     node.set("alias", exp.TableAlias(this=ident(alias)))
     return node
+
+
+def named(value: exp.Expression, name: str) -> exp.Alias:
+    """`value AS "name"`, always as an Alias node around it: sqlglot's `alias_` would set an alias *on* a node that
+    takes one (a scalar subquery such as a custom grain's lookup), which with `copy=False` changes the very node a
+    GROUP BY copies next (`GROUP BY (SELECT ...) AS g0`)."""
+    return exp.Alias(this=value, alias=exp.to_identifier(name, quoted=True))

@@ -17,7 +17,7 @@ from .conversion import conversion_ctes
 from .cumulative import cumulative_ctes
 from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, cumulative_of
-from .sqltree import col, ident
+from .sqltree import col, ident, named
 from .spine_query import spine_query
 from .timespine_fill import fill_from_timespine, having_column
 
@@ -94,7 +94,7 @@ class QueryRenderer(Renderer):
             mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
             mapping.update(aggs)
             spent: set[str] = set()
-            query = query.select(*[exp.alias_(_fill(o.template, mapping, spent), o.name, quoted=True, copy=False)
+            query = query.select(*[named(_fill(o.template, mapping, spent), o.name)
                                    for o in node.outputs], copy=False)
             if key_exprs:
                 query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
@@ -111,7 +111,7 @@ class QueryRenderer(Renderer):
             name = "merged"
         mapping = {key: col(key, "m") for key in keys + agg_ids}
         spent = set()
-        query = exp.Select(expressions=[exp.alias_(_fill(o.template, mapping, spent), o.name, quoted=True, copy=False)
+        query = exp.Select(expressions=[named(_fill(o.template, mapping, spent), o.name)
                                         for o in node.outputs])
         query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))), copy=False)
         if node.having:
@@ -130,7 +130,7 @@ class QueryRenderer(Renderer):
         for i, leaf in enumerate(merge.inputs):
             own = {c.id for c in leaf.agg.columns}
             projection: list[exp.Expr] = [col(k) for k in keys]
-            projection += [col(a) if a in own else exp.alias_(self.dialect.typed_null(owner[a], a), a, quoted=True, copy=False)
+            projection += [col(a) if a in own else named(self.dialect.typed_null(owner[a], a), a)
                            for a in agg_ids]
             if merge.filter_only:  # which branches list their groups: those an output reads
                 projection.append(exp.alias_(exp.Null() if merge.filter_only[i] else exp.Literal.number(1), LISTED, quoted=True))
@@ -138,7 +138,7 @@ class QueryRenderer(Renderer):
         stacked: exp.Query = branches[0]
         for branch in branches[1:]:
             stacked = exp.union(stacked, branch, distinct=False, copy=False)
-        merged = exp.Select(expressions=[col(k) for k in keys] + [exp.alias_(exp.Max(this=col(a)), a, quoted=True, copy=False)
+        merged = exp.Select(expressions=[col(k) for k in keys] + [named(exp.Max(this=col(a)), a)
                                                                   for a in agg_ids])
         merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))), copy=False)
         if keys:

@@ -68,7 +68,8 @@ def shop_with_extra_metrics(folder: Path, time_axes: dict[str, str] | None = Non
         spine, spine + "  custom_granularities:\n    - {name: fiscal_quarter, column: fiscal_quarter}\n", 1))
     for file, dimension in (time_axes or {}).items():
         path = target / "models" / file
-        path.write_text(path.read_text() + f"default_time_dimension: {dimension}\n")
+        if "default_time_dimension:" not in path.read_text():  # the demo declares its own (docs/smq.md's metric_time)
+            path.write_text(path.read_text() + f"default_time_dimension: {dimension}\n")
     return load_layer(target)
 
 

@@ -91,7 +91,8 @@ def _with_data(layer_dir: Path, tmp_path: Path) -> Path:
 def test_schema_labels_meta_and_notes(project: Path, tmp_path: Path) -> None:
     result = import_dbt(project, "p", tmp_path / "out" / "p", schema="analytics")
     database = yaml.safe_load((tmp_path / "out" / "p" / "database.yml").read_text(encoding="utf-8"))
-    assert database["time_spine"] == {"table": "analytics.time_spine", "column": "date_day"}
+    assert database["time_spine"] == {"table": "analytics.time_spine", "column": "date_day",
+                                      "custom_granularities": [{"name": "fiscal_quarter", "column": "fq"}]}
     layer = load_layer(tmp_path / "out" / "p")
     listing = layer.elements()["models"][0]
     metrics = {m["name"]: m for m in listing["metrics"]}
@@ -102,10 +103,10 @@ def test_schema_labels_meta_and_notes(project: Path, tmp_path: Path) -> None:
     assert measures["orders__order_total"]["format"]["currency"] == "EUR"  # meta.format, Lightdash's shape
     assert {d["name"]: d.get("label") for d in listing["dimensions"]}["orders__ordered_at"] == "Ordered at"
     notes = [n.formatted() for n in result.notes]
-    assert any("orders.yml:7:" in n and "custom granularity 'fiscal_quarter' (column fq) not imported" in n for n in notes)
-    assert any("'is_partition' not imported" in n and "orders.yml:" in n for n in notes)
+    assert [d.name for m in layer.semantic.models.values() for d in m.dimensions.values() if d.partition] == ["region"]
+    assert not any("custom granularit" in n or "is_partition" in n for n in notes)  # both imported (#28 items 2, 3)
     assert any("saved query 'daily_revenue': 'exports' not imported" in n for n in notes)
-    assert "3 note(s)" in result.summary()
+    assert "1 note(s)" in result.summary()
 
 
 def test_an_imported_saved_query_runs_by_name(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,4 +125,4 @@ def test_an_imported_saved_query_runs_by_name(project: Path, tmp_path: Path, cap
 def test_the_cli_prints_each_note_with_its_line(project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["import", "dbt", "--from", str(project), "--db", "p", "--out", str(tmp_path / "o")]) == 0
     err = capsys.readouterr().err
-    assert "orders.yml:7: note: time spine time_spine: custom granularity 'fiscal_quarter'" in err
+    assert ": note: saved query 'daily_revenue': 'exports' not imported" in err
