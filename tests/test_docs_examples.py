@@ -49,6 +49,9 @@ NOT_RUN = {
 NOT_HERE = {
     "--db chinook": "the layer `smq init` drafts from the reader's Chinook file",
     "--db mf": "the layer `smq import dbt` writes from the reader's dbt project",
+    "--db jaffle": "the layer `smq import dbt` writes from dbt Labs' jaffle project (bench/metricflow/jaffle.py)",
+    "/databases/jaffle/": "the layer `smq import dbt` writes from dbt Labs' jaffle project (bench/metricflow/jaffle.py)",
+    "smq rollups ": "the demo declares no rollups.yml; tests/smq_db/test_rollups_build.py runs these on a copy that does",
     "questions.jsonl": "the reader's own questions file",
     "/ask": "the agent needs a model provider (NOT_RUN['ask'])",
     "agent.eval": "the Spider 2.0 tasks (NOT_RUN['eval'])",
