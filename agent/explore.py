@@ -107,7 +107,7 @@ class Explorer:
             return self._layer_tables()
 
     def _layer_tables(self) -> list[TableRef]:
-        out = {}
+        out: dict[tuple[str, ...], TableRef] = {}
         for model in self.layer.models.values():
             if isinstance(model.source, exp.Table):
                 ref = TableRef(model.source.name, model.source.db or None)

@@ -319,15 +319,15 @@ class _Run:
     def _call(self, call: ToolCall, turn: Turn) -> ToolOutcome:
         """Run one call: the pool's tools and replan here, execute behind the pool and the repair check."""
         if call.name in CLARIFY_TOOLS and self.pool is not None and not call.argument_error:
-            result, outcome, summary = self.pool.call(call.name, call.arguments, turn.index)
+            result, verdict, summary = self.pool.call(call.name, call.arguments, turn.index)
             turn.pool = self.pool.snapshot()
-            return ToolOutcome(result, outcome, summary)  # type: ignore[arg-type]
+            return ToolOutcome(result, verdict, summary)
         if call.name == REPLAN and self.repair.offered and not call.argument_error:
             reason = call.arguments.get("reason")
-            result, outcome, summary = self.repair.replan(reason if isinstance(reason, str) and reason.strip() else "(no reason given)")
-            if outcome == "ok":
+            result, verdict, summary = self.repair.replan(reason if isinstance(reason, str) and reason.strip() else "(no reason given)")
+            if verdict == "ok":
                 self.guards.failed_executes = 0  # a new plan gets its own budget of code fixes
-            return ToolOutcome(result, outcome, summary)  # type: ignore[arg-type]
+            return ToolOutcome(result, verdict, summary)
         if call.name != EXECUTE:
             return self.toolbox.call(call)
         if self.pool is not None and (refusal := self.pool.refusal()):

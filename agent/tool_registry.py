@@ -383,7 +383,7 @@ def run(box: Any, name: str, arguments: Mapping[str, Any], names: tuple[str, ...
             raise ToolError(f"{name} is run by the agent's loop only", code="unknown_tool")
         args = declared.parse(arguments)
         if declared.group == "paper":
-            return declared.handler(box, args)  # type: ignore[no-any-return]
+            return declared.handler(box, args)
         result = declared.handler(box.explorer, args)
     except BackendUnavailable as err:
         return error_outcome(err, "fatal")

@@ -57,7 +57,7 @@ def build_layer_doc(catalog: Catalog, links: list[Link], skipped: list[Skipped],
             continue
         if link.from_table == link.to_table:
             role = unique(pascal(base_tokens(link.from_columns[0])) + model_name(link.to_table), taken)
-            roles[role] = (catalog.table(link.to_table), link)
+            roles[role] = (catalog.require_table(link.to_table), link)
             ends.append((link, models[link.from_table], role))
         else:
             ends.append((link, models[link.from_table], models[link.to_table]))
@@ -338,12 +338,12 @@ def measures(table: Table, key_columns: set[str], referencing: list[Link], model
     for link in referencing:
         if len(link.from_columns) != 1:
             continue
-        col = link.from_columns[0]
+        ref = link.from_columns[0]
         target_many = " ".join(singular_tokens(link.to_table)[:-1] + [plural(singular_tokens(link.to_table)[-1])])
-        base = base_tokens(col)
+        base = base_tokens(ref)
         name = unique(camel(base) + "Count" if camel(base) + "Count" != count_name else "distinct" + pascal(base) + "Count", taken)
-        out.append({"name": name, "agg": "count_distinct", "expr": column_sql(col, dialect),
-                    "description": f"Number of different {target_many} referred to by the {many} counted ({col})."})
+        out.append({"name": name, "agg": "count_distinct", "expr": column_sql(ref, dialect),
+                    "description": f"Number of different {target_many} referred to by the {many} counted ({ref})."})
     for col in table.columns:
         words = tokens(col.name)
         if (col.kind != "number" or col.name.lower() in key_columns or not words or set(words) & NOT_SUMMED_WORDS

@@ -81,6 +81,8 @@ class GeminiEmbedder:
 
         out = self._client.models.embed_content(model=self._model, contents=list(texts),
                                                 config=types.EmbedContentConfig(task_type="SEMANTIC_SIMILARITY"))
+        if out.embeddings is None:
+            raise EmbeddingsUnavailable(f"gemini embeddings: {self._model} answered without embeddings")
         return _unit([e.values for e in out.embeddings])
 
 

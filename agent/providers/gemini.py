@@ -110,7 +110,7 @@ class GeminiProvider:
         except genai_errors.APIError as err:
             raise ProviderError(f"Gemini answered {err.code} {err.status or ''}: {err.message or err}".replace("  ", " "),
                                 status=err.code, retry_after=_retry_after(err)) from None
-        except self._transport as err:  # type: ignore[misc]
+        except self._transport as err:
             raise ProviderError(f"cannot reach Gemini: {type(err).__name__}: {err}", retryable=True) from None
         return self.parse(response)
 

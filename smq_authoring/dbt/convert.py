@@ -237,15 +237,16 @@ class Converter(MetricMapping):
             extra["non_additive_dimension"] = window
         expr = str(item.get("expr")) if item.get("expr") is not None else name
         if agg == "sum_boolean":
-            expr = self.boolean_to_int(found, item, expr)
-            if expr is None:
+            as_int = self.boolean_to_int(found, item, expr)
+            if as_int is None:
                 return None
+            expr = as_int
         self.measures[name] = (model, item)
         if item.get("create_metric"):
             body = {"name": name, "type": "simple", "type_params": {"measure": name}}
             if item.get("description"):
                 body["description"] = item["description"]
-            self.created.append(Found("metric", body, found.file, found.at(item).line))
+            self.created.append(Found("metric", body, found.file, found.at(item).line or found.line))
         out: dict[str, Any] = {"name": name, "agg": AGGS[agg]}
         description = item.get("description") or item.get("label")
         if description:

@@ -55,10 +55,7 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
             flags = given + (["--limit"] if args.limit is not None else [])
             raise QueryError(f"give the query either as an SMQ or as options, not both ({', '.join(flags)} with an SMQ)",
                              code="bad_arguments")
-        smq = read_smq(args.smq)
-        if not isinstance(smq, dict):
-            raise QueryError("the SMQ must be a JSON object", code="invalid_smq")
-        return smq
+        return read_smq(args.smq)
     smq: dict[str, Any] = {key: value for key, value in options.items() if value}
     if args.limit is not None:
         smq["limit"] = args.limit
