@@ -24,8 +24,9 @@ from __future__ import annotations
 import difflib
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .providers.base import ToolSpec
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError
 
 if TYPE_CHECKING:
-    from .facade import Layer, Layers, default_models_dir, load_layer, load_layers
     from .dialects import SUPPORTED_DIALECTS
+    from .facade import Layer, Layers, default_models_dir, load_layer, load_layers
 
 # name -> the submodule defining it, imported on first access (PEP 562)
 _LAZY = {

@@ -5,30 +5,30 @@ from __future__ import annotations
 import gc
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
 from .access.roles import restricted_sources
+from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
+from .dialects.base import Dialect
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
+from .explain import plan_data, resolved_data
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
-from .resolve.layer_checks import check_layer_filters
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
-from .explain import plan_data, resolved_data
 from .plan.nodes import Node
 from .plan.planner import plan_query
-from .resolve.mf_names import MFNames
-from .resolve.query import SMQ, parse_smq
-from .resolve.names import Resolver
-from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
-from .dialects.base import Dialect
 from .render.visitor import QueryRenderer
+from .resolve.layer_checks import check_layer_filters
+from .resolve.mf_names import MFNames
+from .resolve.names import Resolver
+from .resolve.query import SMQ, parse_smq
 from .resolve.query_resolver import QueryResolver
 from .resolve.resolved import ResolvedQuery
 

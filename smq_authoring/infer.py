@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from engine.dialects import dialect as dialect_of
+
 from .catalog import ForeignKey, Table
 from .introspect import Source
 from .names import ID_SUFFIXES, base_tokens, identifier_word, singular, singular_tokens, tokens

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import tempfile
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from engine import Layer, LayerValidationError, load_layer
 

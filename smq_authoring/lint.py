@@ -9,10 +9,10 @@ as text, a model nothing joins to). Each warning points at the YAML line it is a
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
+from collections.abc import Iterator, Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from engine import Layer
 from engine.layer.reader import display_path

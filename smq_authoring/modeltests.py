@@ -11,18 +11,19 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
 from engine import Layer
 from engine.errors import EngineError, LayerError, Location
+from engine.layer.exprs import qualify
 from engine.layer.model import JoinEdge, Model
 from engine.layer.yamlpos import YMap, YSeq, load_yaml, where
-from engine.layer.exprs import qualify
 
 from .layerdoc import plain
 

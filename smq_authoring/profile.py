@@ -8,9 +8,9 @@ random sample: cheap on every engine); a key found on the sample is then checked
 from __future__ import annotations
 
 import re
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Set as AbstractSet
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 

@@ -16,15 +16,27 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.dialects import dialect as dialect_of
-from .catalog import Catalog, Column, Table
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of
+
+from .catalog import Catalog, Column, Table
 from .infer import Link, Skipped, clean_expression
 from .layerdoc import LayerDoc, ModelEntry, join_identity
 from .names import (
-    base_tokens, camel, column_sql, edge_key, element_name, identifier_word, model_name, pascal, plural, singular_tokens,
-    table_sql, tokens, unique,
+    base_tokens,
+    camel,
+    column_sql,
+    edge_key,
+    element_name,
+    identifier_word,
+    model_name,
+    pascal,
+    plural,
+    singular_tokens,
+    table_sql,
+    tokens,
+    unique,
 )
 from .urls import ConnectionSpec
 

@@ -65,8 +65,7 @@ def bound_this_process(settings: dict[str, Any]) -> dict[str, Any]:
     raised; no core file), exactly as a worker holds itself. Other settings come back unchanged."""
     import resource
 
-    from engine.dialects import find as find_engine
-    from engine.dialects import dialect as dialect_of
+    from engine.dialects import dialect as dialect_of, find as find_engine
 
     from .executors.limits import parse_limits
 

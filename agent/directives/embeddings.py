@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 

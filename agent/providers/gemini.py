@@ -16,8 +16,7 @@ from .base import Message, ModelResponse, ProviderError, ToolCall, ToolSpec, Usa
 
 try:  # an optional dependency: without it `make_provider` says which package to install
     from google import genai
-    from google.genai import errors as genai_errors
-    from google.genai import types
+    from google.genai import errors as genai_errors, types
 except ImportError:  # pragma: no cover - exercised only without the package
     genai = None  # type: ignore[assignment]
 

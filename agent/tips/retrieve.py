@@ -23,10 +23,11 @@ specific first (more conditions), then in file order.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Mapping, TypeGuard
+from typing import Any, TypeGuard
 
 import yaml
 from sqlglot import exp

@@ -25,13 +25,12 @@ from sqlglot import exp
 
 from ..dialects import dialect as dialect_of, find as find_engine
 from ..errors import QueryError, nearest
-from ..layer.exprs import columns_read, parse_expression
+from ..layer.exprs import columns_read, parse_expression, qualify
 from ..layer.joins import JoinGraph, Path
-from .lineage import visibility
 from ..layer.model import Role, SemanticLayer
 from ..resolve.filters import parse_filter, substitute, wrap
 from ..resolve.names import DimRef, Resolver
-from ..layer.exprs import qualify
+from .lineage import visibility
 
 
 @dataclass(frozen=True)

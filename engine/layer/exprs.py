@@ -7,8 +7,8 @@ faster than a full parse, which keeps a 1,000-model layer loading in well under 
 from __future__ import annotations
 
 import re
-from typing import cast
 from functools import lru_cache
+from typing import cast
 
 import sqlglot
 from sqlglot import exp

@@ -11,22 +11,22 @@ Shapes, from simplest to most general:
 
 from __future__ import annotations
 
-from typing import Callable, cast
+from collections.abc import Callable
+from typing import cast
 
 from sqlglot import exp
 
+from ..dialects.base import Dialect
 from ..layer.exprs import qualify
-from .sqltree import aliased, col, ident
 from ..layer.joins import Path
 from ..layer.model import PERCENTILE_AGGS, Measure, Metric, Model, SemanticLayer
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
-from ..dialects.base import Dialect
+from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
+from .metric_joins import join_metric_filters, metric_aware
 from .percentile import percentile_aggregate
 from .semi_additive import on_window, window_columns
-from .metric_joins import join_metric_filters, metric_aware
-
-from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
+from .sqltree import aliased, col, ident
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)

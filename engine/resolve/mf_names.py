@@ -127,7 +127,7 @@ class MFNames:
 
     # -- resolving (once per query) --------------------------------------------------------
     def resolve(self, text: str, field: str) -> DimRef:
-    
+
         segments, grain, part = split_suffix(text.split("__"), text, field)
         if segments[0] == TIME_AXIS:
             if len(segments) > 1:
@@ -166,7 +166,7 @@ class MFNames:
         """`bookings_source__listing` (an entity's key) read from another model that declares the same entity: that
         model's own key, as MetricFlow groups each input of a metric by its own model's entity (not through a join
         between two fact models, which would be ambiguous or fan out)."""
-    
+
         name = ref.dimension.name
         if ref.keys or ref.route is not None or start == ref.model or name not in self.layer.models[ref.model].entities:
             return None
@@ -177,7 +177,7 @@ class MFNames:
 
     def bind(self, ref: DimRef, start: str, graph: JoinGraph, field: str) -> DimRef:
         """The reference as walked from `start` (the measure's model): its dimension and edge keys."""
-    
+
         assert ref.entity_path is not None
         element = ref.dimension.name
         current, keys = start, []  # the steps walked

@@ -33,7 +33,6 @@ from .cube_paths import cube_suggestions, path_dimensions
 from .cube_query import METRICS_CUBE, Translated, cube_field, cube_rows, to_member, translate
 
 
-
 class CubeRoute(APIRoute):
     """A Cube route: an error raised while admitting the caller (401, 403, 429 from the dependencies) is
     answered in Cube's `{"error": ...}` shape too, as the route's own errors are."""
@@ -179,7 +178,7 @@ async def load(request: Request, database: CubeDatabaseDep, state: StateDep) -> 
     record_db_time(request.scope, result.elapsed_ms)
     normalized = _normalized(query, tr, limit)
     one = {"query": normalized, "data": cube_rows(tr, result.columns, result.rows),
-           "lastRefreshTime": dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+           "lastRefreshTime": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
            "annotation": _annotation(database, tr), "dataSource": "default", "dbType": database.layer.dialect,
            "external": False, "slowQuery": False, "total": None}
     if multi:

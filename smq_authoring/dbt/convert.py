@@ -18,15 +18,15 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location
-from engine.resolve.filters import PREDICATES
 from engine.layer.templates import template_name
+from engine.resolve.filters import PREDICATES
 
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
-from .source import DbtSources, Found
-from .templates import Reference, TemplateError, references, translate
 from .formats import dbt_format
 from .measure_params import non_additive, percentile_params
 from .metrics import GRAINS, NOT_YET, MetricMapping  # noqa: F401 - GRAINS importable from here as before
+from .source import DbtSources, Found
+from .templates import Reference, TemplateError, references, translate
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 AGGS = {"sum": "sum", "count": "count", "count_distinct": "count_distinct", "average": "avg", "avg": "avg",

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from engine.errors import LayerError, Location
 from engine.layer.yamlpos import YMap, YSeq, load_yaml_documents, where
 

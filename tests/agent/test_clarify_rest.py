@@ -5,8 +5,9 @@ problems; the paused-run store expires and caps its runs."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

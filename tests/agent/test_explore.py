@@ -7,8 +7,9 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

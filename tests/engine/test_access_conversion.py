@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import textwrap
+
 import duckdb
 import pytest
 

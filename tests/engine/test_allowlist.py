@@ -15,8 +15,8 @@ import sqlglot
 
 from engine import LayerValidationError, load_layer
 from engine.access.allowlist import allowed_functions
-from engine.dialects.denylist import DENIED_FUNCTIONS
 from engine.access.readpolicy import FUNCTION_NOT_ALLOWED, TABLE_FUNCTION_REFUSED, ReadPolicy, policy_for
+from engine.dialects.denylist import DENIED_FUNCTIONS
 
 from .conftest import MINI, write_layer
 
