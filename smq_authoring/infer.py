@@ -76,7 +76,7 @@ def infer_links(source: Source | None, tables: list[Table], *, use_declared: boo
             best = _best_candidate(source, table, col.name, tables, sample_rows)
             if best is not None:
                 candidates.append(best)
-    for best in sorted(candidates, key=lambda l: -l.confidence):  # of two directions of one pair, the surer one
+    for best in sorted(candidates, key=lambda link: -link.confidence):  # of two directions of one pair, the surer one
         if best.pairs() & taken:
             continue
         links.append(best)

@@ -253,8 +253,8 @@ def model_body(table: Table, models: dict[str, str], referencing: list[Link], di
     if table.key:
         keys = [column_sql(c, dialect) for c in table.key]
         body["primary_key"] = keys[0] if len(keys) == 1 else keys
-    ref_by_column = {l.from_columns[0].lower(): l for l in referencing if len(l.from_columns) == 1}
-    key_columns = {c.lower() for c in table.key} | {c.lower() for l in referencing for c in l.from_columns}
+    ref_by_column = {link.from_columns[0].lower(): link for link in referencing if len(link.from_columns) == 1}
+    key_columns = {c.lower() for c in table.key} | {c.lower() for link in referencing for c in link.from_columns}
     taken: set[str] = set()
     dimensions = []
     for col in table.columns:

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any, Union
+from typing import Any
 
 from .base import Message, ModelResponse, ProviderError, ToolCall, ToolSpec, Usage
 
-Step = Union[ModelResponse, BaseException, Callable[[list[Message]], ModelResponse | BaseException]]
+Step = ModelResponse | BaseException | Callable[[list[Message]], ModelResponse | BaseException]
 
 
 def call(tool: str, reasoning: str = "", *, usage: Usage | None = None, **arguments: Any) -> ModelResponse:

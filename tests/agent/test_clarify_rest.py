@@ -21,7 +21,7 @@ from agent.providers.scripted import ScriptedProvider, call  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.routes import ask  # noqa: E402
 from service.settings import Settings  # noqa: E402
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: E402,F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ  # noqa: E402
 
 Q = "Customer country or supplier country?"
 ASK = call("ask_user", "Ambiguous: whose country?", question=Q)

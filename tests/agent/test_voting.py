@@ -17,7 +17,7 @@ from agent.providers.base import Message, ModelResponse
 from agent.providers.scripted import ScriptedProvider, call
 from agent.trace import Trace
 from agent.voting import Candidate, decide, plain_equivalent
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 COMPILE = call("convertSmqToSql", "Compile the top three.", smq=TOP_SMQ)
 BY_ORDERS = call("execute", "Rank the countries by orders.", sql=FINAL_SQL)
