@@ -12,7 +12,7 @@ import pytest
 from engine import LayerValidationError, load_layer
 
 from .conftest import write_layer
-from .test_conversion_more_validation import ORDERS, with_metrics
+from .test_conversion_filters_validation import ORDERS, with_metrics
 from .test_layer_validation import errors_of
 
 

@@ -1,6 +1,6 @@
 """Derived and ratio metrics over inputs that join the time spine and fill NULLs, and nested offsets:
 what compiles, what is refused (with the code and what to do instead). The numbers are checked on every
-engine by cases.d/derived_more.yml."""
+engine by cases.d/derived_fill_nested_offsets.yml."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The metric vocabulary (a) in the layer format: percentile/median and semi-additive measures,
+"""Percentile, semi-additive and filled measures in the layer format: percentile/median and semi-additive measures,
 fill_nulls_with/join_to_timespine; bad YAML reported with file:line and the nearest name, approximate
 percentiles compiled per dialect, and a percentile refused on an engine without one."""
 
