@@ -9,8 +9,7 @@ import pytest
 
 from engine import QueryError, load_layer
 
-from .conftest import MINI, write_layer
-from .test_layer_validation import errors_of
+from .conftest import MINI, errors_of, write_layer
 
 ORDERS = MINI["models/orders.yml"].replace(
     "        dimensions:\n", "        default_time_dimension: orderDate\n        entities:\n"

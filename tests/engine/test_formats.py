@@ -7,8 +7,7 @@ from pathlib import Path
 
 from engine import load_layer
 
-from .conftest import write_layer
-from .test_layer_validation import errors_of
+from .conftest import errors_of, write_layer
 
 ORDERS = """
     name: OrderModel

@@ -11,9 +11,8 @@ import pytest
 
 from engine import LayerValidationError, load_layer
 
-from .conftest import write_layer
+from .conftest import errors_of, write_layer
 from .test_conversion_filters_validation import ORDERS, with_metrics
-from .test_layer_validation import errors_of
 
 
 def _lines(errs: list[str]) -> list[str]:

@@ -6,16 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import LayerValidationError, load_layer, load_layers
+from engine import load_layer, load_layers
 
-from .conftest import write_layer
-
-
-def errors_of(tmp_path: Path, files: dict[str, str | None]) -> list[str]:
-    root = write_layer(tmp_path, files)
-    with pytest.raises(LayerValidationError) as info:
-        load_layer(root / "mini")
-    return [e.formatted() for e in info.value.errors]
+from .conftest import errors_of, write_layer
 
 
 def test_valid_layer_loads_into_frozen_objects(mini_dir: Path) -> None:

@@ -9,8 +9,7 @@ import pytest
 
 from engine import QueryError, load_layer
 
-from .conftest import MINI
-from .test_layer_validation import errors_of
+from .conftest import MINI, errors_of
 
 ORDERS = MINI["models/orders.yml"]
 

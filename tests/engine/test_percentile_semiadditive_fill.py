@@ -11,8 +11,7 @@ import pytest
 from engine import SUPPORTED_DIALECTS, load_layer
 from engine.errors import QueryError
 
-from .conftest import write_layer
-from .test_layer_validation import errors_of
+from .conftest import errors_of, write_layer
 
 ORDERS = """
     name: OrderModel
