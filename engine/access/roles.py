@@ -81,7 +81,7 @@ RESERVED_PREFIX = "__acl"
 
 def fence(query: exp.Select, dialect: str | None) -> exp.Select:
     """The role's subquery made opaque to the planner, so outer predicates see only filtered rows: each engine's
-    fence (engine/dialects/<engine>.py `fence`), proven on the real engine by tests/engine/test_access_fences.py."""
+    fence (engine/dialects/<engine>.py `fence`), proven on the real engine by tests/engine/access/test_access_fences.py."""
     return dialect_of(dialect).fence(query) if dialect else query
 
 

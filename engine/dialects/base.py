@@ -102,7 +102,7 @@ class Dialect:
     raw_sql_table_functions: ClassVar[frozenset[str]] = frozenset()
     denied_functions: ClassVar[Mapping[str, str]] = {}  # name -> why (files, network, programs)
     allowed_settings: ClassVar[tuple[str, ...] | None] = None  # query-level SETTINGS it accepts (None: it has no such clause)
-    # the fence around a role's filtered subquery is proven on the real engine (tests/engine/test_access_fences.py)
+    # the fence around a role's filtered subquery is proven on the real engine (tests/engine/access/test_access_fences.py)
     fenced: ClassVar[bool] = False
     # storing data (the embedded demo loaded into an engine, smq_db/demo/build.py)
     has_schemas: ClassVar[bool] = True  # tables can live in a named schema (SQLite: a database file each)

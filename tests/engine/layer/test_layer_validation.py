@@ -8,7 +8,7 @@ import pytest
 
 from engine import load_layer, load_layers
 
-from .conftest import errors_of, write_layer
+from ..conftest import errors_of, write_layer
 
 
 def test_valid_layer_loads_into_frozen_objects(mini_dir: Path) -> None:

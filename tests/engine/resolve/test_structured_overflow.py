@@ -12,7 +12,7 @@ import pytest
 from engine import QueryError, load_layers
 from engine.facade import Layer
 
-from ..conftest import DEMO_MODELS
+from ...conftest import DEMO_MODELS
 
 DATE = "OrdersModel__orderDate"
 NUMBER = "OrderItemsModel__quantity"

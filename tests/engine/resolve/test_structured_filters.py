@@ -12,8 +12,8 @@ import pytest
 from engine import QueryError, load_layers
 from engine.facade import Layer
 
-from ..conftest import DEMO_MODELS
-from .test_engines import CASES
+from ...conftest import DEMO_MODELS
+from ..test_engines import CASES
 
 
 @pytest.fixture(scope="module")

@@ -70,7 +70,7 @@ def test_bad_queries_are_explained(mini: Layer, smq: dict, code: str, field: str
 
 
 def test_ambiguous_role_playing_path_lists_every_path(tmp_path: Path) -> None:
-    from .conftest import write_layer
+    from ..conftest import write_layer
 
     root = write_layer(tmp_path, {"joins.yml": """
         joins:
@@ -94,7 +94,7 @@ def test_ambiguous_role_playing_path_lists_every_path(tmp_path: Path) -> None:
 
 
 def test_preferred_edge_breaks_a_tie(tmp_path: Path) -> None:
-    from .conftest import write_layer
+    from ..conftest import write_layer
 
     root = write_layer(tmp_path, {"joins.yml": """
         joins:
@@ -109,7 +109,7 @@ def test_preferred_edge_breaks_a_tie(tmp_path: Path) -> None:
 
 
 def test_fan_out_without_primary_key_is_refused(tmp_path: Path) -> None:
-    from .conftest import write_layer
+    from ..conftest import write_layer
 
     # suppliers have no primary key; the fan-out happens at the second step, so loading allows it
     root = write_layer(tmp_path, {"models/supplier.yml": """
@@ -134,7 +134,7 @@ def test_fan_out_without_primary_key_is_refused(tmp_path: Path) -> None:
 
 
 def test_unreachable_dimension_names_the_measure(tmp_path: Path) -> None:
-    from .conftest import write_layer
+    from ..conftest import write_layer
 
     root = write_layer(tmp_path, {"models/island.yml": "name: IslandModel\ntable: island\ndimensions: [{name: x, type: string}]\n"})
     err = error(load_layer(root / "mini"), {"metrics": ["OrderModel__orderCount"], "group_by": ["IslandModel__x"]})
@@ -169,7 +169,7 @@ def test_cumulative_by_a_date_part_of_its_time_dimension_alone_is_refused(metric
     """A date part is the period's; without the time dimension at a grain there are no periods (was an internal error)."""
     from engine import load_layers
 
-    from ..conftest import DEMO_MODELS
+    from ...conftest import DEMO_MODELS
 
     err = error(load_layers(DEMO_MODELS)["shop"], {"metrics": [metric], "group_by": ["OrdersModel__orderDate__extract_dow"]})
     assert err.code == "missing_time_dimension" and "OrdersModel__orderDate__day" in err.message

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from engine import load_layer
 
-from .conftest import errors_of, write_layer
+from ..conftest import errors_of, write_layer
 
 ORDERS = """
     name: OrderModel

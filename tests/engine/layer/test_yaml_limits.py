@@ -18,8 +18,8 @@ from engine.errors import LayerError
 from engine.layer import yamlpos
 from engine.layer.yamlpos import MAX_ALIAS_VALUES, MAX_YAML_BYTES, load_yaml
 
-from ..conftest import ROOT
-from .conftest import write_layer
+from ...conftest import ROOT
+from ..conftest import write_layer
 
 
 def laughs(levels: int) -> str:

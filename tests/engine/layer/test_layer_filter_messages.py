@@ -11,8 +11,8 @@ import pytest
 
 from engine import LayerValidationError, load_layer
 
-from .conftest import errors_of, write_layer
-from .test_conversion_filters_validation import ORDERS, with_metrics
+from ..conftest import errors_of, write_layer
+from ..test_conversion_filters_validation import ORDERS, with_metrics
 
 
 def _lines(errs: list[str]) -> list[str]:

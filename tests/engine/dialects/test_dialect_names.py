@@ -12,7 +12,7 @@ from pathlib import Path
 
 from engine.dialects import Engine, backend_names, dialect
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGES = ("engine", "smq_db", "smq_authoring", "agent", "service", "smq_cli")
 NAMES = frozenset(backend_names()) | {e.value for e in Engine} | {"mariadb", "postgresql", "sqlite3"}
 

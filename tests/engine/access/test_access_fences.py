@@ -23,7 +23,7 @@ from engine.access.roles import apply_role_to_sql, default_schema
 from engine.facade import Layer
 from engine.layer.model import Role
 
-from ..conftest import DEMO_MODELS
+from ...conftest import DEMO_MODELS
 
 SHOP = load_layers(DEMO_MODELS)["shop"]
 ENGINES = ("duckdb", "sqlite", "postgres", "mysql")

@@ -8,7 +8,7 @@ import sqlglot
 from engine import QueryError, load_layers
 from engine.access.roles import apply_role_to_sql
 
-from ..conftest import DEMO_MODELS
+from ...conftest import DEMO_MODELS
 
 SHOP = load_layers(DEMO_MODELS)["shop"]
 

@@ -18,9 +18,9 @@ from engine.access.allowlist import allowed_functions
 from engine.access.readpolicy import FUNCTION_NOT_ALLOWED, TABLE_FUNCTION_REFUSED, ReadPolicy, policy_for
 from engine.dialects.denylist import DENIED_FUNCTIONS
 
-from .conftest import MINI, write_layer
+from ..conftest import MINI, write_layer
 
-GOLDEN = Path(__file__).parent / "golden"
+GOLDEN = Path(__file__).parents[1] / "golden"
 DIALECTS = ("duckdb", "postgres", "mysql", "sqlite")
 
 

@@ -11,7 +11,7 @@ import pytest
 from engine import Layer, QueryError, load_layers
 from engine.paging import paged_sql
 
-from ..conftest import DEMO_MODELS
+from ...conftest import DEMO_MODELS
 
 SMQ = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel"]}
 # orders of customers in Germany (de_analyst), of corporate customers (corporate_analyst), of everyone

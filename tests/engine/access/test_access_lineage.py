@@ -20,7 +20,7 @@ from engine import QueryError, load_layer
 from engine.access.roles import apply_role_to_sql
 from engine.facade import Layer
 
-from .engine_databases import ENGINES, deployed, engine_databases
+from ..engine_databases import ENGINES, deployed, engine_databases
 
 FILES = {
     "database.yml": """

@@ -9,7 +9,7 @@ import pytest
 
 from engine import QueryError, load_layers
 
-from ..conftest import DEMO_MODELS
+from ...conftest import DEMO_MODELS
 
 ENGINES = ("sqlite", "duckdb", "postgres", "mysql", "snowflake")
 SHOP = load_layers(DEMO_MODELS)["shop"]
