@@ -24,14 +24,16 @@ from __future__ import annotations
 import difflib
 import re
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from .providers.base import ToolSpec
 
 ASK_USER, DROP_QUESTION = "ask_user", "drop_question"
 CLARIFY_TOOLS = (ASK_USER, DROP_QUESTION)
 MAX_QUESTIONS = 5  # per run: a pool is for the few questions that change the answer, not an interview
+PoolOutcome = Literal["ok", "error", "refused", "paused"]  # how a pool call went (a ToolOutcome's outcome)
 DEFER = "__deferred__"  # what a DeferredAnswerer returns: the run pauses until the answer is posted
 NO_ONE_ANSWERS = ("no one can answer questions in this run: call drop_question with this question and, as the reason, "
                   "the assumption you make instead")
@@ -147,7 +149,7 @@ class QuestionPool:
                 "instead; then execute.")
 
     # -- tools -------------------------------------------------------------------------------------------
-    def call(self, name: str, args: dict[str, Any], turn: int | None = None) -> tuple[dict[str, Any], str, str]:
+    def call(self, name: str, args: dict[str, Any], turn: int | None = None) -> tuple[dict[str, Any], PoolOutcome, str]:
         """(result, outcome, summary) of ask_user / drop_question; outcome `paused` asks the loop to pause."""
         text = args.get("question")
         if not isinstance(text, str) or not text.strip():
@@ -156,7 +158,7 @@ class QuestionPool:
             return self._ask(text.strip(), turn)
         return self._drop(text.strip(), args.get("reason"))
 
-    def _ask(self, text: str, turn: int | None) -> tuple[dict[str, Any], str, str]:
+    def _ask(self, text: str, turn: int | None) -> tuple[dict[str, Any], PoolOutcome, str]:
         existing = self.find(text)
         if existing is not None and normalize(existing.question) == normalize(text):
             return ({"question": existing.question, **existing.to_dict(), "note": "this question is already in the pool"},
@@ -175,7 +177,7 @@ class QuestionPool:
         entry.status, entry.answer = "answered", reply
         return {"question": text, "status": "answered", "answer": reply}, "ok", f"answered: {reply}"
 
-    def _drop(self, text: str, reason: Any) -> tuple[dict[str, Any], str, str]:
+    def _drop(self, text: str, reason: Any) -> tuple[dict[str, Any], PoolOutcome, str]:
         if not isinstance(reason, str) or not reason.strip():
             return {"error": "drop_question needs a reason: the assumption you make instead of the answer"}, "error", "no reason"
         entry = self.find(text)

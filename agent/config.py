@@ -34,10 +34,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Callable, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, Mapping
+from typing import Annotated, Any
 
 from pydantic import AliasChoices, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, EnvSettingsSource, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict

@@ -23,6 +23,12 @@ from typing import Any
 from sqlglot import exp
 
 from engine import Layer
+from engine.access.readpolicy import (
+    CATALOG_REFUSED,
+    NOT_A_TABLE,
+    cte_names,
+    policy_for,
+)
 from engine.access.roles import apply_role_to_sql
 from engine.errors import EngineError, Location, nearest
 from smq_db.catalog import Catalog, ColumnInfo, ForeignKey, TableRef
@@ -30,9 +36,6 @@ from smq_db.executors import Executor, QueryResult, check_read_only
 from smq_db.stats import column_stats_query, top_values_query
 
 from .guards import is_catalog, table_key
-from engine.access.readpolicy import (
-    CATALOG_REFUSED, NOT_A_TABLE, cte_names, policy_for,
-)
 from .providers.base import ToolSpec
 from .tool_registry import (  # noqa: F401 - re-exported: the names callers import from here
     DESCRIBE_TABLE,
@@ -109,7 +112,7 @@ class Explorer:
             return self._layer_tables()
 
     def _layer_tables(self) -> list[TableRef]:
-        out = {}
+        out: dict[tuple[str, ...], TableRef] = {}
         for model in self.layer.models.values():
             if isinstance(model.source, exp.Table):
                 ref = TableRef(model.source.name, model.source.db or None)

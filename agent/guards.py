@@ -9,16 +9,26 @@ tables the run has seen, so the model can compile one more SMQ or fix its SQL an
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from sqlglot import exp
 
-from engine.errors import EngineError
 from engine.access.readpolicy import (
-    CATALOG_REFUSED, NOT_A_TABLE, RAW_SQL_REFUSED, TABLE_FUNCTION_REFUSED, TABLE_NOT_IN_LAYER, ReadPolicy, TableKey, bare_sql, cte_names,
-    is_catalog, is_cte_reference, table_key,
+    CATALOG_REFUSED,
+    NOT_A_TABLE,
+    RAW_SQL_REFUSED,
+    TABLE_FUNCTION_REFUSED,
+    TABLE_NOT_IN_LAYER,
+    ReadPolicy,
+    TableKey,
+    bare_sql,
+    cte_names,
+    is_catalog,
+    is_cte_reference,
+    table_key,
 )
+from engine.errors import EngineError
 from smq_db.executors import check_read_only
 
 __all__ = ["GuardRefusal", "RunGuards", "TableKey", "bare_sql", "cte_names", "is_catalog", "physical_tables", "table_key"]

@@ -24,15 +24,16 @@ import random
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
-
-from engine import Layer
-from smq_db.executors import Executor
-from engine.access.readpolicy import policy_for
+from typing import Any
 
 import sqlglot
+
+from engine import Layer
+from engine.access.readpolicy import policy_for
+from smq_db.executors import Executor
 
 from . import prompts
 from .clarify import CLARIFY_TOOLS, DeferredAnswerer, NoAnswerer, QuestionPool, assumptions_in, clarify_tool_specs
@@ -41,12 +42,12 @@ from .guards import RunGuards
 from .profiling import Profiler
 from .providers.base import Message, ModelResponse, Provider, ProviderError, ToolCall, ToolSpec
 from .repair import REPLAN, RepairState, replan_spec
+from .result import ANSWERED, ERROR, GAVE_UP, NEEDS_CLARIFICATION, AgentResult
 from .retry import RetryStats, call_with_retries
 from .sandbox import offered_tools
 from .tips import TipRetriever, render
-from .result import ANSWERED, ERROR, GAVE_UP, NEEDS_CLARIFICATION, AgentResult
 from .tool_registry import execute_in_run_spec
-from .tools import EXECUTE, ToolOutcome, Toolbox, tool_specs
+from .tools import EXECUTE, Toolbox, ToolOutcome, tool_specs
 from .trace import Trace, Turn
 from .voting import Equivalent, plain_equivalent, run_plans
 
@@ -176,7 +177,7 @@ class Agent:
 
     def finish(self, trace: Trace, status: str, reason: str | None, answer: Any, *, save: bool = True) -> AgentResult:
         trace.status, trace.reason = status, reason
-        trace.finished_at = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+        trace.finished_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         if answer is not None:
             trace.sql, trace.columns, trace.rows, trace.truncated = answer.sql, answer.columns, answer.rows, answer.truncated
         path = None
@@ -319,15 +320,15 @@ class _Run:
     def _call(self, call: ToolCall, turn: Turn) -> ToolOutcome:
         """Run one call: the pool's tools and replan here, execute behind the pool and the repair check."""
         if call.name in CLARIFY_TOOLS and self.pool is not None and not call.argument_error:
-            result, outcome, summary = self.pool.call(call.name, call.arguments, turn.index)
+            result, verdict, summary = self.pool.call(call.name, call.arguments, turn.index)
             turn.pool = self.pool.snapshot()
-            return ToolOutcome(result, outcome, summary)  # type: ignore[arg-type]
+            return ToolOutcome(result, verdict, summary)
         if call.name == REPLAN and self.repair.offered and not call.argument_error:
             reason = call.arguments.get("reason")
-            result, outcome, summary = self.repair.replan(reason if isinstance(reason, str) and reason.strip() else "(no reason given)")
-            if outcome == "ok":
+            result, verdict, summary = self.repair.replan(reason if isinstance(reason, str) and reason.strip() else "(no reason given)")
+            if verdict == "ok":
                 self.guards.failed_executes = 0  # a new plan gets its own budget of code fixes
-            return ToolOutcome(result, outcome, summary)  # type: ignore[arg-type]
+            return ToolOutcome(result, verdict, summary)
         if call.name != EXECUTE:
             return self.toolbox.call(call)
         if self.pool is not None and (refusal := self.pool.refusal()):

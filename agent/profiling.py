@@ -139,18 +139,18 @@ def _source(scope: Scope, column: exp.Column) -> exp.Table | None:
     return source if isinstance(source, exp.Table) else None
 
 
-def _not_null_guards(tree: exp.Expression) -> set[str]:
+def _not_null_guards(tree: exp.Expr) -> set[str]:
     """Column names the query filters with IS NOT NULL (or wraps in COALESCE): their NULLs are handled."""
     out = set()
     for node in tree.find_all(exp.Not):
         if isinstance(node.this, exp.Is) and isinstance(node.this.this, exp.Column):
             out.add(node.this.this.name.lower())
-    for node in tree.find_all(exp.Coalesce):
-        out.update(c.name.lower() for c in node.find_all(exp.Column))
+    for coalesce in tree.find_all(exp.Coalesce):
+        out.update(c.name.lower() for c in coalesce.find_all(exp.Column))
     return out
 
 
-def column_uses(tree: exp.Expression, dialect: str) -> list[ColumnUse]:
+def column_uses(tree: exp.Expr, dialect: str) -> list[ColumnUse]:
     """The physical columns in WHERE and GROUP BY of every SELECT, and those the outermost ORDER BY ranks on."""
     guarded = _not_null_guards(tree)
     uses: dict[tuple[Any, str], ColumnUse] = {}
@@ -198,9 +198,9 @@ def _one_per_column(uses: list[ColumnUse]) -> list[ColumnUse]:
     return list(best.values())
 
 
-def _lineage_leaves(name: str, tree: exp.Expression, dialect: str) -> list[tuple[exp.Table, str]]:
+def _lineage_leaves(name: str, tree: exp.Expr, dialect: str) -> list[tuple[exp.Table, str]]:
     try:
-        node = lineage(name, tree.sql(dialect=dialect), None, dialect=dialect)  # text: lineage qualifies its own copy
+        node = lineage(name, tree.sql(dialect=dialect), {}, dialect=dialect)  # text: lineage qualifies its own copy
     except Exception:  # noqa: BLE001 - lineage gives up on some shapes (stars, UDTFs); skip the column
         return []
     out = []
@@ -220,7 +220,7 @@ def _literal(node: exp.Expression | None) -> exp.Expression | None:
     return None
 
 
-def literal_predicates(tree: exp.Expression) -> list[Predicate]:
+def literal_predicates(tree: exp.Expr) -> list[Predicate]:
     """WHERE conditions comparing one table's column expression with literals: what a data check can test."""
     out: list[Predicate] = []
     try:
@@ -276,7 +276,7 @@ class Profiler:
     def dialect(self) -> str:
         return self.layer.dialect
 
-    def inspect(self, tree: exp.Expression, *, repeat: bool = False) -> ProfileReport:
+    def inspect(self, tree: exp.Expr, *, repeat: bool = False) -> ProfileReport:
         """Warnings and profiles for a query; `repeat` shows warnings already given earlier in the run."""
         report = ProfileReport()
         new_columns = 0
@@ -299,11 +299,11 @@ class Profiler:
                     if new_predicates >= self.limits.max_predicates:
                         continue
                     new_predicates += 1
-                text = self._match_warning(pred)
+                warning = self._match_warning(pred)
             else:
-                text = self._range_warning(pred)
-            if text:
-                self._warn(report, text, repeat)
+                warning = self._range_warning(pred)
+            if warning:
+                self._warn(report, warning, repeat)
         return report
 
     def _warn(self, report: ProfileReport, text: str, repeat: bool) -> None:
@@ -353,7 +353,8 @@ class Profiler:
             what = "a single value" if p.null_share == 0 else "a single non-NULL value"
             out.append(f"{p.label} ({use.clause} column) holds {what} ({_plain(p.low)!r}) in every row you can see: "
                        f"{'filtering' if use.clause == 'filter' else 'grouping or ranking'} on it changes nothing")
-        if _number(p.low) is not None and _number(p.low) < 0 and COUNTING_NAME.search(use.column):
+        low = _number(p.low)
+        if low is not None and low < 0 and COUNTING_NAME.search(use.column):
             out.append(f"{p.label} has negative values (min {_plain(p.low)}): returns or corrections? decide whether "
                        "they belong in the answer")
         years = [_year(p.low), _year(p.high)]

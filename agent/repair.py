@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import sqlglot
 
@@ -98,7 +98,7 @@ class RepairState:
         if self.enabled:
             self.offered = True
 
-    def replan(self, reason: str) -> tuple[dict[str, Any], str, str]:
+    def replan(self, reason: str) -> tuple[dict[str, Any], Literal["ok", "error", "refused"], str]:
         """(result, outcome, summary) of a replan call."""
         if not self.enabled:
             return {"error": "replanning is off for this run"}, "error", "replan off"

@@ -30,8 +30,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from engine.errors import QueryError
 

@@ -305,7 +305,7 @@ GET_ELEMENTS, CONVERT, EXECUTE = "getModelDataElements", "convertSmqToSql", "exe
 LIST_MODELS, LIST_TABLES, DESCRIBE_TABLE, GET_JOIN_INFO = "listModels", "listTables", "describeTable", "getJoinInfo"
 GET_COL_VALUES, FIND_ROWS, PROFILE_COLUMN, READ_QUERY, PYTHON = ("getColValues", "findRows", "profileColumn",
                                                                   "readQuery", "python")
-# One naming style on every surface (camelCase, as the paper's getModelDataElements and convertSmqToSql): the names
+# One naming style on every surface (camelCase, as getModelDataElements and convertSmqToSql, docs/agent.md): the names
 # the exploration tools had before are still answered to, and the other spelling of any tool too (get_model_data_elements)
 OLD_NAMES = {"list_tables": LIST_TABLES, "describe_table": DESCRIBE_TABLE, "get_join_info": GET_JOIN_INFO,
              "get_col_values": GET_COL_VALUES, "find_rows": FIND_ROWS, "profile_column": PROFILE_COLUMN,
@@ -401,7 +401,7 @@ def run(box: Any, name: str, arguments: Mapping[str, Any], names: tuple[str, ...
             raise ToolError(f"{name} is run by the agent's loop only", code="unknown_tool")
         args = declared.parse(arguments)
         if declared.group == "paper":
-            return declared.handler(box, args)  # type: ignore[no-any-return]
+            return declared.handler(box, args)
         result = declared.handler(box.explorer, args)
     except BackendUnavailable as err:
         return error_outcome(err, "fatal")

@@ -12,20 +12,20 @@ compiles and previews use the role's filtered sources, and the final SQL is rewr
 from __future__ import annotations
 
 import logging
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from engine import Layer
-from engine.access.roles import apply_role_to_sql
 from engine.access.readpolicy import policy_for
+from engine.access.roles import apply_role_to_sql
 from engine.errors import EngineError, InternalError, QueryError
 from engine.paging import paginate
-from smq_db.executors import BackendUnavailable, Executor, QueryResult, ReadOnlyViolation
+from smq_db.executors import BackendUnavailable, Executor, ReadOnlyViolation
 
 from .guards import GuardRefusal, RunGuards
 from .profiling import Profiler
 from .providers.base import ToolCall, ToolSpec
-from .tips import TipRetriever
-from .tips import render as render_tips
+from .tips import TipRetriever, render as render_tips
 from .tool_registry import (  # noqa: F401 - re-exported: the names callers import from here
     CONVERT,
     EXECUTE,

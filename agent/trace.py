@@ -52,7 +52,7 @@ class Trace:
     model: str
     dialect: str
     role: str | None = None
-    started_at: str = field(default_factory=lambda: dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"))
+    started_at: str = field(default_factory=lambda: dt.datetime.now(dt.UTC).isoformat(timespec="seconds"))
     finished_at: str | None = None
     status: str = "running"
     reason: str | None = None

@@ -18,9 +18,10 @@ model calls of one run (they run at the same time, so the wall time is about the
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from .config import AgentConfig
 from .result import AgentResult

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shutil
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -40,11 +40,11 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.auth import hash_key  # noqa: E402
-from smq_db.demo.build import build_duckdb  # noqa: E402
-from service.settings import Settings  # noqa: E402
-
 from http_load import Connection, build_post, server_timing  # noqa: E402
+
+from service.auth import hash_key  # noqa: E402
+from service.settings import Settings  # noqa: E402
+from smq_db.demo.build import build_duckdb  # noqa: E402
 
 KEY = "bench-key"
 PG_DSN = "host=127.0.0.1 port=5432 user=postgres dbname=test"

@@ -22,8 +22,8 @@ warnings.filterwarnings("ignore", message=".*httpx2.*")
 
 from fastapi.testclient import TestClient  # noqa: E402
 
-from engine.facade import default_models_dir  # noqa: E402
 from engine import load_layers  # noqa: E402
+from engine.facade import default_models_dir  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.columns import smq_columns  # noqa: E402
 from service.settings import Settings  # noqa: E402

@@ -26,13 +26,12 @@ import duckdb
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.load_service import amplify  # noqa: E402
 from engine import load_layer  # noqa: E402
 from smq_db import rollups  # noqa: E402
 from smq_db.compiled import compiled_sql  # noqa: E402
 from smq_db.demo.build import build_duckdb  # noqa: E402
 from smq_db.open import open_for_layer  # noqa: E402
-
-from bench.load_service import amplify  # noqa: E402
 
 ROLLUPS = """
 rollups:
@@ -118,7 +117,7 @@ def main() -> None:
               f"({', '.join(f'{b.name} {b.rows:,} rows {b.seconds:.2f} s' for b in built)})")
         print(f"load average: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print()
-        print(f"| query | rollup | facts ms | rollup ms | speed-up |\n|---|---|---:|---:|---:|")
+        print("| query | rollup | facts ms | rollup ms | speed-up |\n|---|---|---:|---:|---:|")
         ups = []
         for name, smq in DASHBOARD.items():
             on_sql, off_sql = compiled_sql(layer, smq, rollups=True), compiled_sql(layer, smq, rollups=False)

@@ -75,12 +75,12 @@ def run_one(path: Path, entry: dict[str, Any], *, declared: bool) -> dict[str, A
             "models": len(layer.models),
             "joins": len(layer.semantic.joins),
             "links": len(result.links),
-            "inferred": sum(l.origin == "inferred" for l in result.links),
+            "inferred": sum(link.origin == "inferred" for link in result.links),
             "gold_fks": len(gold),
             "recovered": sum(hits),
             "missed": [g for g, h in zip(gold, hits) if not h],
-            "extra": sorted({(l.from_table, ",".join(l.from_columns), l.to_table, ",".join(l.to_columns)) for l in result.links
-                             if not any(p in set(gold) or (p[2], p[3], p[0], p[1]) in set(gold) for p in l.pairs())}),
+            "extra": sorted({(link.from_table, ",".join(link.from_columns), link.to_table, ",".join(link.to_columns)) for link in result.links
+                             if not any(p in set(gold) or (p[2], p[3], p[0], p[1]) in set(gold) for p in link.pairs())}),
             "skipped": [f"{s.what}: {s.reason}" for s in result.skipped],
             "tests_passed": result.tests_passed,
             "tests_failed": len(result.tests_failed),

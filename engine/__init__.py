@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError
 
 if TYPE_CHECKING:
+    from .dialects import SUPPORTED_DIALECTS
     from .facade import Compiled, Layer, Layers, default_models_dir, load_layer, load_layers
     from .rollups.bind import RollupState
-    from .dialects import SUPPORTED_DIALECTS
 
 # name -> the submodule defining it, imported on first access (PEP 562)
 _LAZY = {

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 
-class Kind(str, Enum):
+class Kind(str, Enum):  # noqa: UP042 - not StrEnum: str(Kind.x) stays 'Kind.x', as every caller reads it today
     """What kind of failure a code is; a client (or a model) decides what to do from this."""
 
     BAD_INPUT = "bad_input"  # the request, SMQ, SQL or layer is wrong: fix it and retry

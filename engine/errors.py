@@ -9,8 +9,9 @@ these; they never parse messages.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from .error_codes import ErrorCode, Kind, lookup
 
@@ -88,7 +89,7 @@ class EngineError(Exception):
         """The problem's `detail`: the formatted line (an invalid layer: its summary; the items list each error)."""
         return self.formatted()
 
-    def items(self) -> list["EngineError"]:
+    def items(self) -> list[EngineError]:
         """The errors a problem's `errors[]` lists: this one (an invalid layer: each of its errors)."""
         return [self]
 

@@ -6,37 +6,37 @@ import gc
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
 from .access.roles import _n_to_one_paths, restricted_sources, row_filters
-from .rollups.build import build_query, build_smq
-from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
-from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
+from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
+from .dialects.base import Dialect
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
+from .explain import plan_data, resolved_data
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
-from .resolve.layer_checks import check_layer_filters
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
-from .explain import plan_data, resolved_data
 from .plan.nodes import Node
 from .plan.planner import plan_query
-from .resolve.mf_names import MFNames
-from .resolve.query import SMQ, parse_smq
-from .resolve.saved import expand_saved_query
-from .resolve.names import Resolver
-from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
-from .dialects.base import Dialect
 from .render.visitor import QueryRenderer
+from .resolve.layer_checks import check_layer_filters
+from .resolve.mf_names import MFNames
+from .resolve.names import Resolver
+from .resolve.query import SMQ, parse_smq
 from .resolve.query_resolver import QueryResolver
 from .resolve.resolved import ResolvedQuery
+from .resolve.saved import expand_saved_query
+from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
+from .rollups.build import build_query, build_smq
+from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
 
 DEFAULT_MODELS_DIR = "semantic_models"
 EMBEDDED_DIALECT = "duckdb"  # the embedded rollup store is a DuckDB file

@@ -22,12 +22,12 @@ from .auth import KeyStore
 from .browser_guards import CrossSiteGuardMiddleware, KeyedHeadersMiddleware
 from .deps import KEYED_SCOPE_KEY, ServiceState
 from .errors import ServiceConfigError
+from .observability import install_observability
 from .redis_state import quota_for
 from .registry import Registry
 from .request_log import configure_logging
 from .result_formats import EXPOSED_HEADERS
 from .routes import admin, ask, compile, cube, databases, execute, explain, explore, health, playground, query, tools
-from .observability import install_observability
 from .routes.health import service_version
 from .routes.schemas import problem_responses
 from .settings import Settings

@@ -16,12 +16,12 @@ from pydantic import BaseModel, Field
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from engine import Layer
 from engine.dialects import dialect as dialect_of, find as find_engine
 from engine.layer.model import Metric
-from engine.resolve.query import parse_smq
-from engine.resolve.names import DimRef, MeasureRef, Resolver
-from engine import Layer
 from engine.lru import LruCache
+from engine.resolve.names import DimRef, MeasureRef, Resolver
+from engine.resolve.query import parse_smq
 
 SemanticType = Literal["number", "string", "time", "boolean", "other"]
 Grain = Literal["day", "week", "month", "quarter", "year"]

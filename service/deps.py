@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
 from collections.abc import MutableMapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from engine import Layer
 from engine.errors import nearest
 from engine.layer.model import Role
 from smq_db.executors import WithholdingExecutor
 from smq_db.executors.base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, InThread, QueryResult, execute_async, result_budget
-from starlette.concurrency import run_in_threadpool
 
 from .auth import OPEN_PRINCIPAL, KeyStore, Principal
 from .errors import Forbidden, ServiceConfigError

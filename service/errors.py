@@ -95,16 +95,16 @@ async def _engine_handler(request: Request, exc: Exception) -> JSONResponse:
 async def _validation_handler(request: Request, exc: Exception) -> JSONResponse:
     """FastAPI's 422 for a bad request body, reshaped into a problem with one entry per field."""
     assert isinstance(exc, RequestValidationError)
-    items = []
+    items: list[dict[str, Any]] = []
     for err in exc.errors():
         loc = [str(p) for p in err.get("loc", ())]
         where = loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc
         field = "".join(f"[{p}]" if p.isdigit() else f".{p}" for p in where).lstrip(".") or None
         items.append({"code": str(err.get("type", "invalid")), "message": str(err.get("msg", "invalid value")),
                       "location": Location(field=field).to_dict(), "suggestions": []})
-    first = items[0] if items else {"message": "invalid request", "location": {}}
-    where = first["location"].get("field")
-    detail = f"{where}: {first['message']}" if where else first["message"]
+    first: dict[str, Any] = items[0] if items else {"message": "invalid request", "location": {}}
+    first_field = first["location"].get("field")
+    detail = f"{first_field}: {first['message']}" if first_field else str(first["message"])
     if len(items) > 1:
         detail += f" (and {len(items) - 1} more)"
     return problem(422, "invalid_request", detail, request.url.path, errors=items)

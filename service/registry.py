@@ -75,7 +75,7 @@ class Registry:
         self._retry = backend_retry_s
         self._entries: dict[str, Entry] = {}
         self._slots: dict[str, _Slot] = {}
-        self._retired: list[threading.Timer] = []
+        self._retired: list[tuple[threading.Timer, Executor]] = []  # closing later, each its executor
         self._create_locks: dict[str, threading.Lock] = {}
         self._lock = threading.RLock()
         self._reload_lock = threading.Lock()
@@ -160,18 +160,18 @@ class Registry:
         """
         connection = dict(layer.semantic.connection)
         fingerprint = _fingerprint(layer)
-        slot = self._usable_slot(layer.name, fingerprint)
-        if slot is not None:
-            return slot.executor
+        ready = self._usable_executor(layer.name, fingerprint)
+        if ready is not None:
+            return ready
         with self._lock:
             create_lock = self._create_locks.setdefault(layer.name, threading.Lock())
         with create_lock:
-            slot = self._usable_slot(layer.name, fingerprint)  # another thread may have made it meanwhile
-            if slot is not None:
-                return slot.executor
+            ready = self._usable_executor(layer.name, fingerprint)  # another thread may have made it meanwhile
+            if ready is not None:
+                return ready
             slot = _Slot(fingerprint)
             try:
-                slot.executor = _create(layer, connection, self._timeout)
+                created = slot.executor = _create(layer, connection, self._timeout)
             except EngineError as err:
                 slot.error, slot.failed_at = err, time.monotonic()
                 log.warning("database %s: cannot create its executor: %s", layer.name, err.message)
@@ -181,22 +181,21 @@ class Registry:
                     if self._slots.get(layer.name) is not None and self._slots[layer.name].fingerprint != fingerprint:
                         self._retire(layer.name)
                     self._slots[layer.name] = slot
-            return slot.executor
+            return created
 
     def open_executor(self, layer: Layer) -> Executor | None:
         """The layer's executor if it is open already (nothing is created, nothing waited for; a recent failure
         is raised): what an event loop may ask without blocking. None: call `executor` (in a thread)."""
-        slot = self._usable_slot(layer.name, _fingerprint(layer))
-        return slot.executor if slot is not None else None
+        return self._usable_executor(layer.name, _fingerprint(layer))
 
-    def _usable_slot(self, name: str, fingerprint: str) -> _Slot | None:
-        """The current slot if it holds an executor for these settings; re-raises a recent failure."""
+    def _usable_executor(self, name: str, fingerprint: str) -> Executor | None:
+        """The current slot's executor if it has one for these settings; re-raises a recent failure."""
         with self._lock:
             slot = self._slots.get(name)
         if slot is None or slot.fingerprint != fingerprint:
             return None
         if slot.executor is not None:
-            return slot
+            return slot.executor
         if slot.error is not None and time.monotonic() - slot.failed_at < self._retry:
             raise slot.error
         return None
@@ -209,10 +208,10 @@ class Registry:
         timer = threading.Timer(self._timeout + 5, _close_quietly, args=(slot.executor,))
         timer.daemon = True
         timer.start()
-        self._retired = [t for t in self._retired if t.is_alive()] + [timer]
+        self._retired = [(t, e) for t, e in self._retired if t.is_alive()] + [(timer, slot.executor)]
 
     # -- watching -----------------------------------------------------------------------------
-    def watch(self, on_change: Callable[[], None], *, interval_s: float = 1.0, extra_files: Iterable[Path] = ()) -> None:
+    def watch(self, on_change: Callable[[], object], *, interval_s: float = 1.0, extra_files: Iterable[Path] = ()) -> None:
         """Poll the layer files (and `extra_files`, e.g. the keys file) and call `on_change` when any changes."""
         extras = [Path(p) for p in extra_files]
         self._watcher = FileWatcher(lambda: snapshot(self.root, extras), on_change, interval_s)
@@ -236,10 +235,9 @@ class Registry:
         with self._lock:
             slots, self._slots = list(self._slots.values()), {}
             timers, self._retired = self._retired, []
-        for timer in timers:
+        for timer, retired in timers:
             timer.cancel()
-            if timer.args:
-                _close_quietly(timer.args[0])
+            _close_quietly(retired)
         for slot in slots:
             if slot.executor is not None:
                 _close_quietly(slot.executor)
@@ -282,7 +280,7 @@ def _stat_into(out: dict[str, tuple[int, int]], path: Path) -> None:
 class FileWatcher:
     """A daemon thread that polls a snapshot function; no dependency, works on every filesystem."""
 
-    def __init__(self, take: Callable[[], dict], on_change: Callable[[], None], interval_s: float) -> None:
+    def __init__(self, take: Callable[[], dict], on_change: Callable[[], object], interval_s: float) -> None:
         self._take = take
         self._on_change = on_change
         self._interval = interval_s

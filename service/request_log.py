@@ -18,9 +18,10 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 

@@ -70,6 +70,13 @@ class Table:
         lowered = name.lower()
         return next((c for c in self.columns if c.name.lower() == lowered), None)
 
+    def require_column(self, name: str) -> Column:
+        """A column the caller knows is there (a name this table's catalog or keys gave): a LookupError if not."""
+        col = self.column(name)
+        if col is None:
+            raise LookupError(f"table {self.name} has no column {name}")
+        return col
+
     def is_unique(self, columns: tuple[str, ...]) -> bool | None:
         """Whether these columns identify a row: declared, else measured; None when unknown (no data)."""
         lowered = tuple(c.lower() for c in columns)
@@ -99,6 +106,13 @@ class Catalog:
                 return t
         lowered = name.lower()
         return next((t for t in self.tables if t.name.lower() == lowered), None)
+
+    def require_table(self, name: str) -> Table:
+        """A table the caller knows is there (a name this catalog gave): a LookupError if not."""
+        table = self.table(name)
+        if table is None:
+            raise LookupError(f"the catalog has no table {name}")
+        return table
 
 
 def declared_kind(type_text: str, dialect: str) -> str:

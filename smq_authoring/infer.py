@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from engine.dialects import dialect as dialect_of
+
 from .catalog import ForeignKey, Table
 from .introspect import Source
 from .names import ID_SUFFIXES, base_tokens, identifier_word, singular, singular_tokens, tokens
@@ -75,7 +76,7 @@ def infer_links(source: Source | None, tables: list[Table], *, use_declared: boo
             best = _best_candidate(source, table, col.name, tables, sample_rows)
             if best is not None:
                 candidates.append(best)
-    for best in sorted(candidates, key=lambda l: -l.confidence):  # of two directions of one pair, the surer one
+    for best in sorted(candidates, key=lambda link: -link.confidence):  # of two directions of one pair, the surer one
         if best.pairs() & taken:
             continue
         links.append(best)
@@ -120,7 +121,7 @@ def _declared(source: Source | None, table: Table, fk: ForeignKey, by_name: dict
         return None
     relationship = "one_to_one" if _declared_unique(table, from_cols) else "many_to_one"
     clean, note = "", ""
-    col, pcol = table.column(from_cols[0]), parent.column(to_cols[0])
+    col, pcol = table.require_column(from_cols[0]), parent.require_column(to_cols[0])
     if source is not None and len(from_cols) == 1 and col.kind == "string" and col.non_null and parent.row_count:
         _, evidence, clean = _value_evidence(source, table, from_cols, parent, to_cols, sample_rows,
                                              cast=col.kind != pcol.kind and not dialect_of(source.dialect).affinity_typing)
@@ -129,8 +130,8 @@ def _declared(source: Source | None, table: Table, fk: ForeignKey, by_name: dict
 
 
 def _resolve(table: Table, names: tuple[str, ...]) -> tuple[str, ...] | None:
-    cols = [table.column(n) for n in names]
-    return tuple(c.name for c in cols) if names and all(cols) else None
+    cols = [c for n in names if (c := table.column(n)) is not None]
+    return tuple(c.name for c in cols) if names and len(cols) == len(names) else None
 
 
 def _declared_unique(table: Table, cols: tuple[str, ...]) -> bool:
@@ -238,7 +239,7 @@ def _targets(parent: Table, column: str) -> list[str]:
 
 
 def _best_candidate(source: Source | None, table: Table, column: str, tables: list[Table], sample_rows: int | None) -> Link | None:
-    col = table.column(column)
+    col = table.require_column(column)
     if table.row_count and not col.non_null:
         return None  # an empty column references nothing
     best: Link | None = None
@@ -278,8 +279,8 @@ def composite_candidates(source: Source | None, tables: list[Table], sample_rows
         for table in tables:
             if table is parent:
                 continue
-            cols = [table.column(k) for k in parent.key]
-            if not all(cols):
+            cols = [c for k in parent.key if (c := table.column(k)) is not None]
+            if len(cols) != len(parent.key):
                 continue
             if {c.name.lower() for c in cols} == {k.lower() for k in table.key} and not (table.row_count or 0) < (parent.row_count or 0):
                 continue  # the same key: only the table with fewer rows can extend the other
@@ -300,7 +301,7 @@ def _value_evidence(source: Source | None, table: Table, columns: tuple[str, ...
     """A confidence adjustment from the share of the columns' distinct values found in the key,
     the evidence as text, and the cleaning the values need (when raw values mostly miss but
     trimmed, or trimmed and upper-cased, values match)."""
-    col = table.column(columns[0])
+    col = table.require_column(columns[0])
     if source is not None and table.row_count and not parent.row_count:
         return -0.1, f"{parent.name} is empty: no value can be checked", ""  # the evidence should exist and does not
     if source is None or not table.row_count or not parent.row_count:
@@ -346,7 +347,7 @@ def overlap(source: Source, table: Table, columns: tuple[str, ...], parent: Tabl
             *, cast: bool, clean: str = "") -> tuple[int, int]:
     """(distinct non-NULL values of table.columns, how many of them exist in parent.keys)."""
     def value(name: str, side: str = "") -> exp.Expression:
-        node = exp.column(name, quoted=True)
+        node: exp.Expression = exp.column(name, quoted=True)
         node = exp.cast(node, exp.DataType.build("VARCHAR")) if cast else node
         return clean_expression(node, clean) if side == "child" else node
 

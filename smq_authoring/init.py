@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 import tempfile
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from engine import Layer, LayerValidationError, load_layer
 
@@ -96,7 +96,8 @@ def init_layer(url: str, db_name: str, layer_dir: Path, *, sample_rows: int | No
         catalog = Catalog(spec.backend, spec.dialect, tables, database=spec.database or str(spec.path), schema=spec.schema)
         doc = build_layer_doc(catalog, links, skipped, db_name=db_name, layer_dir=layer_dir, spec=spec)
         layer = validate_doc(doc, ScaffoldError, "the generated layer does not validate (a bug: please report it)")
-        passed, failed = 0, []
+        passed = 0
+        failed: list[str] = []
         if write_tests:
             say("running the starter tests")
             doc.tests, passed, failed = starter_tests(layer, source.run, db_name)

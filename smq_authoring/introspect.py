@@ -15,8 +15,7 @@ from sqlglot import exp
 
 from engine.dialects import dialect as dialect_of
 from engine.errors import EngineError
-from smq_db.catalog import Catalog as CatalogReader
-from smq_db.catalog import TableInfo
+from smq_db.catalog import Catalog as CatalogReader, TableInfo
 from smq_db.executors import BackendUnavailable, Executor, create_executor
 
 from .catalog import Column, ForeignKey, Table, declared_kind

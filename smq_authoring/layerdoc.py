@@ -49,7 +49,7 @@ class LayerDoc:
     tests: str | None = None  # text of tests/generated.yml
 
     def names_to_identity(self) -> dict[str, str]:
-        return {e.body.get("name"): ident for ident, e in self.models.items()}
+        return {model_name(e.body): ident for ident, e in self.models.items()}
 
     def to_json(self) -> str:
         data = {"database": self.database, "models": {k: {"file": v.file, "body": v.body} for k, v in self.models.items()},
@@ -61,6 +61,12 @@ class LayerDoc:
         data = json.loads(text)
         models = {k: ModelEntry(v["file"], v["body"]) for k, v in data["models"].items()}
         return cls(data["database"], models, data.get("joins") or [], sources=data.get("sources"), tests=data.get("tests"))
+
+
+def model_name(body: dict[str, Any]) -> str:
+    """A model body's name; '' for a hand-edited model that has none (no join names it, so it links nothing)."""
+    name = body.get("name")
+    return "" if name is None else str(name)
 
 
 def model_identity(body: dict[str, Any]) -> str:
@@ -75,7 +81,7 @@ def norm_expr(text: Any) -> str:
 def join_identity(join: dict[str, Any], identities: dict[str, str]) -> str:
     """A join is the same join when it links the same tables on the same expressions."""
     on = join.get("on") or {}
-    ends = (identities.get(join.get("from"), f"?{join.get('from')}"), identities.get(join.get("to"), f"?{join.get('to')}"))
+    ends = tuple(identities.get(str(join.get(end)), f"?{join.get(end)}") for end in ("from", "to"))
     return "|".join((*ends, norm_expr(on.get("left")), norm_expr(on.get("right"))))
 
 

@@ -9,9 +9,10 @@ as text, a model nothing joins to). Each warning points at the YAML line it is a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from engine import Layer
 from engine.layer.reader import display_path
@@ -54,12 +55,12 @@ class LintWarning:
         return f"{self.file}:{self.line}:{self.column}: warning: {self.message} [{self.rule}]"
 
 
-def lint_joins_file(directory: Path, ignore: set[str] = frozenset()) -> list[LintWarning]:
+def lint_joins_file(directory: Path, ignore: AbstractSet[str] = frozenset()) -> list[LintWarning]:
     """The joins.yml rules alone: they need no valid layer (a join without relationship does not load)."""
     path = directory / "joins.yml"
     if not path.exists():
         return []
-    linter = _Linter(None, directory)
+    linter = _Linter(directory)
     try:
         node = load_yaml(path, display_path(path))
     except Exception:  # noqa: BLE001 - broken YAML is reported by validation
@@ -69,17 +70,16 @@ def lint_joins_file(directory: Path, ignore: set[str] = frozenset()) -> list[Lin
     return [w for w in linter.warnings if w.rule not in ignore]
 
 
-def lint_layer(layer: Layer, ignore: set[str] = frozenset()) -> list[LintWarning]:
+def lint_layer(layer: Layer, ignore: AbstractSet[str] = frozenset()) -> list[LintWarning]:
     """Every warning for one (valid) layer, sorted by file and line."""
     directory = Path(layer.semantic.directory)
-    linter = _Linter(layer, directory)
-    linter.run()
+    linter = _Linter(directory)
+    linter.run(layer)
     return sorted((w for w in linter.warnings if w.rule not in ignore), key=lambda w: (w.file, w.line, w.column, w.rule))
 
 
 class _Linter:
-    def __init__(self, layer: Layer | None, directory: Path) -> None:
-        self.layer = layer
+    def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.warnings: list[LintWarning] = []
         snapshot = read_snapshot(directory)
@@ -89,15 +89,15 @@ class _Linter:
         loc = where(file, container, key, at_key=at_key)
         self.warnings.append(LintWarning(loc.file or file, loc.line or 1, loc.column or 1, message, rule))
 
-    def run(self) -> None:
+    def run(self, layer: Layer) -> None:
         joined: set[str] = set()
-        for edge in self.layer.semantic.joins:
+        for edge in layer.semantic.joins:
             joined |= {edge.from_model, edge.to_model}
         for path in sorted([*(self.directory / "models").glob("*.yml"), *(self.directory / "models").glob("*.yaml")]):
             shown = display_path(path)
             node = load_yaml(path, shown)
             if isinstance(node, YMap):
-                self.model(node, shown, joined)
+                self.model(layer, node, shown, joined)
         joins_file = self.directory / "joins.yml"
         if joins_file.exists():
             node = load_yaml(joins_file, display_path(joins_file))
@@ -105,16 +105,16 @@ class _Linter:
                 self.joins(node["joins"], display_path(joins_file))
 
     # -- models --------------------------------------------------------------------------------------
-    def model(self, node: YMap, file: str, joined: set[str]) -> None:
+    def model(self, layer: Layer, node: YMap, file: str, joined: set[str]) -> None:
         name = str(node.get("name") or "")
-        model = self.layer.models.get(name)
+        model = layer.models.get(name)
         if model is None:
             return
         if not str(node.get("description") or "").strip():
             self.warn(file, node, "name", f"model {name} has no description: say what one row is", "missing-description")
         if name and not _PASCAL.match(name):
             self.warn(file, node, "name", f"model name '{name}' is not PascalCase", "name-style")
-        if len(self.layer.models) > 1 and name not in joined:
+        if len(layer.models) > 1 and name not in joined:
             self.warn(file, node, "name", f"model {name} is in no join: its measures cannot be grouped by other models' "
                                           "dimensions (add a join in joins.yml, or remove the model)", "unreachable-model")
         if node.get("table") and not node.get("primary_key"):
@@ -122,7 +122,7 @@ class _Linter:
                                           "deduplicated, and adding a join later will fail validation if it has measures",
                       "missing-primary-key")
         keys = {c.lower() for n in model.primary_key_nodes for c in _columns(n)}
-        for edge in self.layer.semantic.joins:
+        for edge in layer.semantic.joins:
             if edge.from_model == name:
                 keys |= {c.lower() for c in _columns(edge.left_node)}
             if edge.to_model == name:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .layerdoc import LayerDoc, ModelEntry, clone, join_identity, norm_expr
+from .layerdoc import LayerDoc, ModelEntry, clone, join_identity, model_name, norm_expr
 
 MISSING: Any = object()
 ELEMENT_LISTS = ("dimensions", "measures", "metrics")
@@ -121,7 +121,7 @@ class Merger:
                 new_entry = self.new.models[ident]
                 body = self.model(base[ident].body if ident in base else MISSING, entry.body, new_entry.body)
                 out[ident] = ModelEntry(entry.file, body, new_entry.header)
-                renames[new_entry.body["name"]] = body.get("name")
+                renames[new_entry.body["name"]] = model_name(body)
             elif ident in base:
                 if entry.body == base[ident].body:
                     self.changes.append(f"removed model {entry.body.get('name')} ({entry.file}): its table is no longer in the database")
@@ -137,7 +137,7 @@ class Merger:
                 self.kept.append(f"not re-adding model {entry.body['name']}: you deleted {base[ident].file}")
                 continue
             body = dict(entry.body)
-            taken = {e.body.get("name") for e in out.values()}
+            taken = {model_name(e.body) for e in out.values()}
             if body["name"] in taken:
                 body["name"] = _free(body["name"], taken)
             renames[entry.body["name"]] = body["name"]
@@ -153,7 +153,7 @@ class Merger:
         base = {join_identity(j, ids["base"]): j for j in (self.base.joins if self.base else [])}
         new = {join_identity(j, ids["new"]): _renamed(j, renames) for j in self.new.joins}
         notes = {join_identity(j, ids["new"]): self.new.join_notes.get(join_identity(j, ids["new"]), []) for j in self.new.joins}
-        names = {e.body.get("name") for e in models.values()}
+        names = {model_name(e.body) for e in models.values()}
         out: list[dict] = []
         for join in self.current.joins:
             ident = join_identity(join, ids["current"])
@@ -179,7 +179,7 @@ class Merger:
                 continue
             taken = {(j.get("from"), j.get("to"), j.get("key")) for j in out}
             if (join["from"], join["to"], join["key"]) in taken:
-                join = {**join, "key": _free(join["key"], {j.get("key") for j in out}, sep="_")}
+                join = {**join, "key": _free(join["key"], {str(j.get("key")) for j in out}, sep="_")}
             self.changes.append(f"added {label}")
             out.append(join)
         kept = []
@@ -188,7 +188,7 @@ class Merger:
                 kept.append(join)
             else:
                 self.changes.append(f"dropped join {join.get('from')} -[{join.get('key')}]-> {join.get('to')}: a model it links is gone")
-        merged_ids = {e.body.get("name"): ident for ident, e in models.items()}
+        merged_ids = {model_name(e.body): ident for ident, e in models.items()}
         merged_notes = {join_identity(j, merged_ids): notes.get(join_identity(j, merged_ids), []) for j in kept}
         return kept, merged_notes
 

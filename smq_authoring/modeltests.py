@@ -11,18 +11,19 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
 from engine import Layer
 from engine.errors import EngineError, LayerError, Location
+from engine.layer.exprs import qualify
 from engine.layer.model import JoinEdge, Model
 from engine.layer.yamlpos import YMap, YSeq, load_yaml, where
-from engine.layer.exprs import qualify
 
 from .layerdoc import plain
 
@@ -160,11 +161,11 @@ def _model(layer: Layer, name: Any) -> Model:
     return model
 
 
-def _from(model: Model, alias: str) -> exp.Expression:
+def _from(model: Model, alias: str) -> exp.Expr:
     return exp.alias_(model.source.copy(), alias, table=True)
 
 
-def _count(*, from_: exp.Expression) -> exp.Select:
+def _count(*, from_: exp.Expr) -> exp.Select:
     return exp.select(exp.Count(this=exp.Star())).from_(from_)
 
 
@@ -297,7 +298,7 @@ def check_expected(layer: Layer, spec: dict[str, Any], run: Runner) -> tuple[boo
         wanted_rows = expect.get("rows") or []
         if not isinstance(wanted_rows, list) or not all(isinstance(r, list) for r in wanted_rows):
             raise TestSpecError("expect.rows: a list of rows, each a list of values in column order")
-    smq = spec.get("smq") if isinstance(spec.get("smq"), dict) else {}
+    smq = spec["smq"] if isinstance(spec.get("smq"), dict) else {}
     ordered = bool(expect.get("ordered", bool(smq.get("order_by")) if "smq" in spec else False))
     tolerance = float(expect.get("tolerance", 1e-6))
     return compare_rows(columns, rows, wanted_rows, ordered=ordered, tolerance=tolerance)

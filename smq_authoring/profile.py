@@ -8,8 +8,9 @@ random sample: cheap on every engine); a key found on the sample is then checked
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Set as AbstractSet
 from decimal import Decimal
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -38,7 +39,7 @@ def profile_tables(source: Source, tables: list[Table], *, sample_rows: int | No
             progress(f"[{i}/{len(tables)}] {table.name}: {table.row_count:,} rows, {len(table.columns)} columns{sampled}")
 
 
-def relation(source: Source, table: Table, sample_rows: int | None) -> exp.Expression:
+def relation(source: Source, table: Table, sample_rows: int | None) -> exp.Expr:
     """The table, or its first `sample_rows` rows, as something to select FROM."""
     ref = source.table_ref(table)
     if table.sampled and sample_rows:
@@ -79,7 +80,7 @@ def profile_table(source: Source, table: Table, *, sample_rows: int | None = Non
             col.values = values if loose else [(exact_value(v, col.type), n) for v, n in values]
 
 
-def low_cardinality_values(source: Source, base: exp.Expression, column: str) -> list[tuple[Any, int]]:
+def low_cardinality_values(source: Source, base: exp.Expr, column: str) -> list[tuple[Any, int]]:
     """The column's values with their row counts, most frequent first (ties by value)."""
     query = top_values_query(base, _col(column), LOW_CARDINALITY + 1, skip_nulls=True)
     return [(r[0], int(r[1])) for r in source.query(query)]
@@ -137,7 +138,7 @@ def reference_names(tables: list[Table], table: Table) -> set[str]:
     return out
 
 
-def choose_key(source: Source, table: Table, references: set[str] = frozenset()) -> None:
+def choose_key(source: Source, table: Table, references: AbstractSet[str] = frozenset()) -> None:
     """A key the compiler can deduplicate on: declared, a unique constraint, or unique in the data.
 
     Only non-empty tables get keys from the data; a key found on a sample is checked on the full
@@ -150,7 +151,7 @@ def choose_key(source: Source, table: Table, references: set[str] = frozenset())
         return
     for cols in table.unique:
         if all((c := table.column(n)) is not None and (not c.nullable or c.non_null == table.row_count) for n in cols):
-            table.key, table.key_origin = tuple(table.column(n).name for n in cols), "unique_constraint"
+            table.key, table.key_origin = tuple(table.require_column(n).name for n in cols), "unique_constraint"
             return
     if not table.row_count:
         return

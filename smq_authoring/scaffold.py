@@ -16,15 +16,27 @@ import re
 from pathlib import Path
 from typing import Any
 
-from engine.dialects import dialect as dialect_of
-from .catalog import Catalog, Column, Table
 from sqlglot import exp
 
+from engine.dialects import dialect as dialect_of
+
+from .catalog import Catalog, Column, Table
 from .infer import Link, Skipped, clean_expression
 from .layerdoc import LayerDoc, ModelEntry, join_identity
 from .names import (
-    base_tokens, camel, column_sql, edge_key, element_name, identifier_word, model_name, pascal, plural, singular_tokens,
-    table_sql, tokens, unique,
+    base_tokens,
+    camel,
+    column_sql,
+    edge_key,
+    element_name,
+    identifier_word,
+    model_name,
+    pascal,
+    plural,
+    singular_tokens,
+    table_sql,
+    tokens,
+    unique,
 )
 from .urls import ConnectionSpec
 
@@ -57,7 +69,7 @@ def build_layer_doc(catalog: Catalog, links: list[Link], skipped: list[Skipped],
             continue
         if link.from_table == link.to_table:
             role = unique(pascal(base_tokens(link.from_columns[0])) + model_name(link.to_table), taken)
-            roles[role] = (catalog.table(link.to_table), link)
+            roles[role] = (catalog.require_table(link.to_table), link)
             ends.append((link, models[link.from_table], role))
         else:
             ends.append((link, models[link.from_table], models[link.to_table]))
@@ -242,8 +254,8 @@ def model_body(table: Table, models: dict[str, str], referencing: list[Link], di
     if table.key:
         keys = [column_sql(c, dialect) for c in table.key]
         body["primary_key"] = keys[0] if len(keys) == 1 else keys
-    ref_by_column = {l.from_columns[0].lower(): l for l in referencing if len(l.from_columns) == 1}
-    key_columns = {c.lower() for c in table.key} | {c.lower() for l in referencing for c in l.from_columns}
+    ref_by_column = {link.from_columns[0].lower(): link for link in referencing if len(link.from_columns) == 1}
+    key_columns = {c.lower() for c in table.key} | {c.lower() for link in referencing for c in link.from_columns}
     taken: set[str] = set()
     dimensions = []
     for col in table.columns:
@@ -339,12 +351,12 @@ def measures(table: Table, key_columns: set[str], referencing: list[Link], model
     for link in referencing:
         if len(link.from_columns) != 1:
             continue
-        col = link.from_columns[0]
+        ref = link.from_columns[0]
         target_many = " ".join(singular_tokens(link.to_table)[:-1] + [plural(singular_tokens(link.to_table)[-1])])
-        base = base_tokens(col)
+        base = base_tokens(ref)
         name = unique(camel(base) + "Count" if camel(base) + "Count" != count_name else "distinct" + pascal(base) + "Count", taken)
-        out.append({"name": name, "agg": "count_distinct", "expr": column_sql(col, dialect),
-                    "description": f"Number of different {target_many} referred to by the {many} counted ({col})."})
+        out.append({"name": name, "agg": "count_distinct", "expr": column_sql(ref, dialect),
+                    "description": f"Number of different {target_many} referred to by the {many} counted ({ref})."})
     for col in table.columns:
         words = tokens(col.name)
         if (col.kind != "number" or col.name.lower() in key_columns or not words or set(words) & NOT_SUMMED_WORDS

@@ -96,8 +96,8 @@ def extension_root(link: Link, links: list[Link], keys: dict[str, tuple[str, ...
     seen = {link.from_table.lower(), table}
     root = None
     while tuple(k.lower() for k in keys.get(table, ())) == (column,):
-        up = [l for l in links if l.from_table.lower() == table and len(l.from_columns) == 1 and l.from_columns[0].lower() == column
-              and tuple(k.lower() for k in keys.get(l.to_table.lower(), ())) == (l.to_columns[0].lower(),)]
+        up = [link for link in links if link.from_table.lower() == table and len(link.from_columns) == 1 and link.from_columns[0].lower() == column
+              and tuple(k.lower() for k in keys.get(link.to_table.lower(), ())) == (link.to_columns[0].lower(),)]
         if len(up) != 1 or up[0].to_table.lower() in seen:
             break
         root = up[0]

@@ -98,14 +98,16 @@ def parse_url(url: str) -> ConnectionSpec:
         path = Path(unquote(raw_path)).expanduser()
         if not path.is_file():
             raise UrlError(f"'{url}': no such file: {path}")
-        schema = (parse_qs(query_text).get("schema") or [None])[0] if engine.has_schemas else None
+        schemas = parse_qs(query_text).get("schema") if engine.has_schemas else None
+        schema = schemas[0] if schemas else None
         return ConnectionSpec(backend, path=path, schema=schema)
     parsed = urlparse(url)
     database = unquote(parsed.path.lstrip("/"))
     if not database:
         raise UrlError(f"'{url}': the URL names no database (…/{'dbname'})")
     query = parse_qs(parsed.query)
-    schema = (query.get("schema") or query.get("currentSchema") or [None])[0]
+    schemas = query.get("schema") or query.get("currentSchema")
+    schema = schemas[0] if schemas else None
     try:
         port = parsed.port
     except ValueError:

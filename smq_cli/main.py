@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from engine.errors import EngineError, InternalError
 
 from .commands import engine_commands, list_command, query_commands
 from .exit_codes import ExitCode
 from .messages import error_line
-
 
 # each entry: a module-level `register(subparsers)` that sets `func` on its parser
 REGISTRARS: list[Callable[[argparse._SubParsersAction], None]] = [engine_commands.register, list_command.register,

@@ -19,10 +19,10 @@ the timeout apply, and no connection is opened beside the executor's own.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from importlib import import_module
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 import sqlglot

@@ -58,9 +58,8 @@ def open_for_layer(layer: Layer, *, connection: Mapping[str, Any] | None = None,
     executor = create_executor(settings, base_dir=layer.semantic.directory, dialect=layer.dialect,
                                default_timeout_s=default_timeout_s)
     if layer.rollups:
-        from .rollups import refresh_states, store_path
-
         from .rollup_runs import RollupAwareExecutor
+        from .rollups import refresh_states, store_path
 
         refresh_states(layer, executor)  # which rollups are built and fresh (the engine routes only to those)
         return RollupAwareExecutor(executor, store_path(layer))
@@ -73,8 +72,7 @@ def bound_this_process(settings: dict[str, Any]) -> dict[str, Any]:
     raised; no core file), exactly as a worker holds itself. Other settings come back unchanged."""
     import resource
 
-    from engine.dialects import find as find_engine
-    from engine.dialects import dialect as dialect_of
+    from engine.dialects import dialect as dialect_of, find as find_engine
 
     from .executors.limits import parse_limits
 

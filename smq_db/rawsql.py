@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
+from engine.access.readpolicy import policy_for
 from engine.access.roles import apply_role_to_sql
 from engine.layer.joins import JoinGraph
 from engine.layer.model import Role, SemanticLayer
-from engine.access.readpolicy import policy_for
 
 from .readonly import check_read_only
 

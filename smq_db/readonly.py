@@ -24,11 +24,11 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import TokenType
 
+from engine.dialects.denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from engine.errors import Location
 from engine.lru import LruCache
 from engine.nesting import too_deep, too_deep_message
 
-from engine.dialects.denylist import DENIED_TABLES, DENIED_WITH_ARGUMENTS, FILE, FILE_LIKE_TABLE, SIDE_EFFECT, denied_function_reason
 from .executors.errors import ReadOnlyViolation, SqlSyntaxError
 
 ONLY = "only one SELECT or WITH query is allowed"

@@ -17,9 +17,10 @@ import hashlib
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import duckdb
 

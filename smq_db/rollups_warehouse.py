@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from engine import Layer, RollupState
 from engine.dialects import Engine, find as find_engine

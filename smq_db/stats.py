@@ -41,7 +41,7 @@ class ColumnStatsQuery:
     columns whose MIN/MAX are read (types without an order are left out); by default all of them.
     """
 
-    relation: exp.Expression
+    relation: exp.Expr
     columns: tuple[str, ...]
     ranged: tuple[str, ...] | None = None
     count_rows: bool = True
@@ -68,13 +68,13 @@ class ColumnStatsQuery:
         return TableStats(rows, {name: ColumnStats(*counts[name], *ranges.get(name, (None, None))) for name in self.columns})
 
 
-def column_stats_query(relation: exp.Expression, column: str) -> ColumnStatsQuery:
+def column_stats_query(relation: exp.Expr, column: str) -> ColumnStatsQuery:
     """Row count, non-NULL count, distinct count, min and max of one column."""
     return ColumnStatsQuery(relation, (column,))
 
 
-def top_values_query(relation: exp.Expression, subject: exp.Expression, limit: int, *,
-                     where: exp.Expression | None = None, skip_nulls: bool = False) -> exp.Select:
+def top_values_query(relation: exp.Expr, subject: exp.Expression, limit: int, *,
+                     where: exp.Expr | None = None, skip_nulls: bool = False) -> exp.Select:
     """`subject`'s values with their row counts (columns `value`, `count`), most frequent first, ties by value.
 
     `subject` is a column or an expression over one (`TRIM(status)`); `where` narrows the rows

@@ -8,13 +8,13 @@ Snowflake is the fakesnow emulator (Snowflake SQL translated and run on DuckDB).
 from __future__ import annotations
 
 import contextlib
-
 import datetime as dt
 import decimal
 import os
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Layer
 
-from .index import DirectiveConfig, Directive, DirectiveIndex, Directives, clear_cache, index_for
+from .index import Directive, DirectiveConfig, DirectiveIndex, Directives, clear_cache, index_for
 from .terms import inferred_terms, split_identifier, terms
 
 if TYPE_CHECKING:

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -81,6 +82,8 @@ class GeminiEmbedder:
 
         out = self._client.models.embed_content(model=self._model, contents=list(texts),
                                                 config=types.EmbedContentConfig(task_type="SEMANTIC_SIMILARITY"))
+        if out.embeddings is None:
+            raise EmbeddingsUnavailable(f"gemini embeddings: {self._model} answered without embeddings")
         return _unit([e.values for e in out.embeddings])
 
 

@@ -27,8 +27,7 @@ from engine import Layer
 from engine.lru import LruCache
 
 from .graph import adjacency, shortest_path
-from .terms import implied_terms, quoted_values, split_identifier, stem, terms
-from .terms import words as words_of
+from .terms import implied_terms, quoted_values, split_identifier, stem, terms, words as words_of
 
 if TYPE_CHECKING:
     from smq_db.executors import Executor

@@ -9,7 +9,7 @@ sqlglot-built queries, a small row cap and a short timeout, once per layer versi
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 

@@ -50,7 +50,7 @@ def frame_from_rows(rows: Iterable[Sequence[Any]], columns: Sequence[str]) -> pd
     ``Decimal`` becomes a float, a ``None`` becomes missing, a date becomes
     text).  Doing the same round trip keeps in-memory comparisons identical.
     """
-    frame = pd.DataFrame.from_records(list(rows), columns=list(columns), coerce_float=True)
+    frame = pd.DataFrame.from_records([tuple(r) for r in rows], columns=list(columns), coerce_float=True)
     buffer = io.StringIO()
     frame.to_csv(buffer, index=False)
     buffer.seek(0)

@@ -26,7 +26,7 @@ FINAL_WITHOUT_ANSWER = frozenset({GAVE_UP})
 
 
 def now_iso() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 @dataclass

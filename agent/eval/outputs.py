@@ -16,8 +16,9 @@ import csv
 import io
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..trace import table_md
 

@@ -106,7 +106,7 @@ def _matches(term: Term, task: Task) -> bool:
     if term.kind == "prefix":
         return id_prefix(iid) == term.prefix
     match = _NUMBERED.match(iid)
-    return bool(match) and match.group("prefix") == term.prefix and term.low <= int(match.group("number")) <= term.high
+    return match is not None and match.group("prefix") == term.prefix and term.low <= int(match.group("number")) <= term.high
 
 
 def select_tasks(tasks: Sequence[Task], selector: str) -> list[Task]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from string import Template
 from typing import Any
@@ -10,7 +10,7 @@ from typing import Any
 import yaml
 
 
-@lru_cache(maxsize=None)
+@cache
 def text(name: str) -> str:
     """The text of `agent/prompts/<name>`."""
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
@@ -21,7 +21,7 @@ def render(name: str, **values: Any) -> str:
     return Template(text(name)).safe_substitute({k: str(v) for k, v in values.items()})
 
 
-@lru_cache(maxsize=None)
+@cache
 def tool_descriptions() -> dict[str, str]:
     """Tool (and `tool.argument`) -> description, from tools.yml."""
     data = yaml.safe_load(text("tools.yml"))

@@ -115,13 +115,13 @@ def parse_retry_after(value: str | None) -> float | None:
         return max(0.0, float(value))
     except ValueError:
         pass
-    from email.utils import parsedate_to_datetime
     import datetime as dt
+    from email.utils import parsedate_to_datetime
 
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
         return None
     if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
+        when = when.replace(tzinfo=dt.UTC)
+    return max(0.0, (when - dt.datetime.now(dt.UTC)).total_seconds())

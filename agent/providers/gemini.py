@@ -16,8 +16,7 @@ from .base import Message, ModelResponse, ProviderError, ToolCall, ToolSpec, Usa
 
 try:  # an optional dependency: without it `make_provider` says which package to install
     from google import genai
-    from google.genai import errors as genai_errors
-    from google.genai import types
+    from google.genai import errors as genai_errors, types
 except ImportError:  # pragma: no cover - exercised only without the package
     genai = None  # type: ignore[assignment]
 
@@ -110,7 +109,7 @@ class GeminiProvider:
         except genai_errors.APIError as err:
             raise ProviderError(f"Gemini answered {err.code} {err.status or ''}: {err.message or err}".replace("  ", " "),
                                 status=err.code, retry_after=_retry_after(err)) from None
-        except self._transport as err:  # type: ignore[misc]
+        except self._transport as err:
             raise ProviderError(f"cannot reach Gemini: {type(err).__name__}: {err}", retryable=True) from None
         return self.parse(response)
 

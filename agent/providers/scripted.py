@@ -10,11 +10,12 @@ like real ones and stay deterministic.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Sequence, Union
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .base import Message, ModelResponse, ProviderError, ToolCall, ToolSpec, Usage
 
-Step = Union[ModelResponse, BaseException, Callable[[list[Message]], Union[ModelResponse, BaseException]]]
+Step = ModelResponse | BaseException | Callable[[list[Message]], ModelResponse | BaseException]
 
 
 def call(tool: str, reasoning: str = "", *, usage: Usage | None = None, **arguments: Any) -> ModelResponse:

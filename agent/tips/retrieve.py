@@ -23,10 +23,11 @@ specific first (more conditions), then in file order.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Mapping
+from typing import Any, TypeGuard
 
 import yaml
 from sqlglot import exp
@@ -130,7 +131,7 @@ def load_tips() -> tuple[Tip, ...]:
 
 
 # -- features of the SQL ---------------------------------------------------------------------------
-def _is_string(node: exp.Expression | None) -> bool:
+def _is_string(node: exp.Expression | None) -> TypeGuard[exp.Literal]:
     return isinstance(node, exp.Literal) and node.is_string
 
 
@@ -154,7 +155,7 @@ def _float_operand(node: exp.Expression) -> bool:
     return False
 
 
-def sql_features(tree: exp.Expression | None) -> set[str]:
+def sql_features(tree: exp.Expr | None) -> set[str]:
     """The features tips trigger on: node class names, plus derived snake_case facts about the query."""
     if tree is None:
         return set()
@@ -220,7 +221,7 @@ class TipRetriever:
     library: tuple[Tip, ...] = field(default_factory=load_tips)
     shown: list[str] = field(default_factory=list)
 
-    def retrieve(self, tree: exp.Expression | None, smq: Mapping[str, Any] | None = None, place: str = "compile") -> list[Tip]:
+    def retrieve(self, tree: exp.Expr | None, smq: Mapping[str, Any] | None = None, place: str = "compile") -> list[Tip]:
         """The tips this SQL (and SMQ) trigger now, most specific first; they are marked shown."""
         features = sql_features(tree)
         hits = [t for t in self.library if t.id not in self.shown and t.matches(self.question, features, smq, self.dialect, place)]

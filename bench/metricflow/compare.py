@@ -1,4 +1,4 @@
-"""Rows compared as multisets, numbers to a relative 1e-6 (dbt-compat contract §2)."""
+"""Rows compared as multisets, numbers to a relative 1e-6 (docs/dbt.md, "Checking the numbers")."""
 
 from __future__ import annotations
 

@@ -22,9 +22,9 @@ from collections.abc import Iterable, Mapping
 
 from sqlglot import exp
 
-from ..dialects.denylist import denied_function_reason
 from ..dialects import dialect as dialect_of, find as find_engine
 from ..dialects.base import Dialect
+from ..dialects.denylist import denied_function_reason
 
 
 def _names(text: str) -> frozenset[str]:

@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from .allowlist import allowed_functions, allowed_table_functions, function_names, is_allowed
 from ..errors import Location, QueryError, nearest
 from ..layer.model import SemanticLayer
+from .allowlist import allowed_functions, allowed_table_functions, function_names, is_allowed
 
 TableKey = tuple[str, ...]  # lower-cased name parts, outermost first: ("main", "orders")
 

@@ -25,13 +25,12 @@ from sqlglot import exp
 
 from ..dialects import dialect as dialect_of, find as find_engine
 from ..errors import QueryError, nearest
-from ..layer.exprs import columns_read, parse_expression
+from ..layer.exprs import columns_read, parse_expression, qualify
 from ..layer.joins import JoinGraph, Path
-from .lineage import visibility
 from ..layer.model import Role, SemanticLayer
 from ..resolve.filters import parse_filter, substitute, wrap
 from ..resolve.names import DimRef, Resolver
-from ..layer.exprs import qualify
+from .lineage import visibility
 
 
 @dataclass(frozen=True)
@@ -82,7 +81,7 @@ RESERVED_PREFIX = "__acl"
 
 def fence(query: exp.Select, dialect: str | None) -> exp.Select:
     """The role's subquery made opaque to the planner, so outer predicates see only filtered rows: each engine's
-    fence (engine/dialects/<engine>.py `fence`), proven on the real engine by tests/engine/test_access_fences.py."""
+    fence (engine/dialects/<engine>.py `fence`), proven on the real engine by tests/engine/access/test_access_fences.py."""
     return dialect_of(dialect).fence(query) if dialect else query
 
 

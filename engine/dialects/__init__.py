@@ -4,7 +4,7 @@
 `Dialect` (engine/dialects/base.py): its compiler quirks, the role fence, the functions raw SQL may call there,
 its URL schemes and backend aliases, and where smq_db finds its executor and catalog reader. Code outside this
 package asks a dialect for a trait (`dialect.fenced`, `dialect.file_based` ...) and never compares an engine's name
-as a string (tests/engine/test_dialect_names.py checks). Adding an engine is one module here and one executor.
+as a string (tests/engine/dialects/test_dialect_names.py checks). Adding an engine is one module here and one executor.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ differently. Everything returns sqlglot expressions; nothing here glues SQL text
 
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Mapping
+from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 from sqlglot import exp
@@ -73,7 +73,7 @@ def float_division(numerator: exp.Expression, denominator: exp.Expression) -> ex
     return exp.Div(this=exp.Cast(this=numerator, to=data_type("DOUBLE")), expression=exp.Nullif(this=denominator, expression=num(0)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _sqlglot_dialect(name: str) -> SqlglotDialect:
     return SqlglotDialect.get_or_raise(name)
 
@@ -112,7 +112,7 @@ class Dialect:
     raw_sql_table_functions: ClassVar[frozenset[str]] = frozenset()
     denied_functions: ClassVar[Mapping[str, str]] = {}  # name -> why (files, network, programs)
     allowed_settings: ClassVar[tuple[str, ...] | None] = None  # query-level SETTINGS it accepts (None: it has no such clause)
-    # the fence around a role's filtered subquery is proven on the real engine (tests/engine/test_access_fences.py)
+    # the fence around a role's filtered subquery is proven on the real engine (tests/engine/access/test_access_fences.py)
     fenced: ClassVar[bool] = False
     # storing data (the embedded demo loaded into an engine, smq_db/demo/build.py)
     has_schemas: ClassVar[bool] = True  # tables can live in a named schema (SQLite: a database file each)

@@ -8,19 +8,31 @@ file:line:col into the reader's error collector.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
-from ..errors import nearest
+from ..errors import Location, nearest
 from .conversion import CONVERSION_KEYS, read_conversion
-from .formats import read_format
 from .exprs import ExprError, parse_filter_expression
+from .formats import read_format
 from .inputs import read_input
-from ..errors import Location
 from .model import (
-    AGGREGATIONS, ENTITY_TYPES, GRAINS, METRIC_TYPES, TIME_GRAINS, SQL_TYPE_ALIASES, TIME_AXIS, TIME_TYPES, Dimension, Entity, Measure, Metric, MetricInput,
+    AGGREGATIONS,
+    ENTITY_TYPES,
+    GRAINS,
+    METRIC_TYPES,
+    SQL_TYPE_ALIASES,
+    TIME_AXIS,
+    TIME_GRAINS,
+    TIME_TYPES,
+    Dimension,
+    Entity,
+    Measure,
+    Metric,
+    MetricInput,
     Window,
 )
 from .reader import BaseReader

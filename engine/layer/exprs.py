@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import threading
-from typing import Any, TypeVar, cast
 from functools import lru_cache
+from typing import Any, TypeVar, cast
 
 import sqlglot
 from sqlglot import exp

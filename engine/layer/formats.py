@@ -9,7 +9,8 @@ columns and Cube's `/meta`. Every problem is reported with its file:line into th
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import nearest
 from .model import FORMAT_TYPES, Metric, SemanticLayer, ValueFormat

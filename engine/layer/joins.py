@@ -9,10 +9,11 @@ dotted edge-key syntax that picks one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from itertools import product
 from functools import cached_property
-from typing import TYPE_CHECKING, Iterable, Mapping
+from itertools import product
+from typing import TYPE_CHECKING
 
 from ..errors import QueryError
 from .model import JoinEdge, Model

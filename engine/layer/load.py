@@ -9,27 +9,43 @@ from __future__ import annotations
 
 import gc
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlglot import exp
 
+from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS, backend_names, find as find_engine
 from ..dialects.denylist import why_not_allowable
 from ..errors import LayerError, LayerValidationError, Location, nearest
-from ..dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS, backend_names, find as find_engine
-from .saved import read_saved_queries
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
-from .model import (
-    JOIN_TYPES, RELATIONSHIPS, CachePolicy, Dimension, Entity, JoinEdge, Measure, Metric, Model, Role, SemanticLayer, SourceColumn, SourceTable,
-    TimeSpine, CustomGrain, DATE_PARTS, TIME_GRAINS,
-)
 from .joins import with_partitions
+from .model import (
+    DATE_PARTS,
+    JOIN_TYPES,
+    RELATIONSHIPS,
+    TIME_GRAINS,
+    CachePolicy,
+    CustomGrain,
+    Dimension,
+    Entity,
+    JoinEdge,
+    Measure,
+    Metric,
+    Model,
+    Role,
+    SemanticLayer,
+    SourceColumn,
+    SourceTable,
+    TimeSpine,
+)
 from .reader import NAME_RULE, _kind, display_path
 from .rollups import read_rollups
-from .yamlpos import YMap, YSeq, where
+from .saved import read_saved_queries
 from .vocab import _flag, check_non_additive
+from .yamlpos import YMap, YSeq, where
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache")
 RAW_SQL_KEYS = ("functions", "table_functions")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from functools import lru_cache
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 

@@ -8,8 +8,9 @@ reported at its own file:line with the nearest right one.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import Location
 from .model import GRAINS

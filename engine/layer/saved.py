@@ -14,9 +14,10 @@ Read here for their shape only; the query itself is checked as any SMQ is, when 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import Location
 from .reader import BaseReader

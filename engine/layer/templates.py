@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 TEMPLATE = re.compile(r"\{\{\s*(.*?)\s*\}\}", re.DOTALL)
 CALLS = ("Dimension", "TimeDimension", "Entity", "Metric")

@@ -10,8 +10,20 @@ from ..layer.model import SemanticLayer
 from ..resolve.names import DimRef
 from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, ResolvedQuery
 from .nodes import (
-    Aggregate, Conversion, ConversionOffset, Cumulative, CumulativeOffset, Leaf, Merge, Node, OffsetAggregate, OrderLimit,
-    Project, SemiAdditive, SpineFill, SpinePeriods,
+    Aggregate,
+    Conversion,
+    ConversionOffset,
+    Cumulative,
+    CumulativeOffset,
+    Leaf,
+    Merge,
+    Node,
+    OffsetAggregate,
+    OrderLimit,
+    Project,
+    SemiAdditive,
+    SpineFill,
+    SpinePeriods,
 )
 
 

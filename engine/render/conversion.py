@@ -13,16 +13,16 @@ from typing import cast
 
 from sqlglot import exp
 
-from ..errors import QueryError, Location
+from ..dialects.base import Dialect
+from ..errors import Location, QueryError
 from ..layer.exprs import parse_expression
 from ..layer.model import GRAINS, Dimension, Measure, Model
-from ..resolve.resolved import Aggregation
 from ..resolve.filters import Filter, MetricFilterRef
 from ..resolve.names import DimRef
-from ..dialects.base import Dialect
+from ..resolve.resolved import Aggregation
 from .metric_joins import join_metric_filters, metric_aware
 from .offsets import _one_day_per_period, join_grain, read_period
-from .render import conversions_of, JoinTree, Renderer, qualify
+from .render import JoinTree, Renderer, conversions_of, qualify
 from .sqltree import aliased, col, ident
 
 

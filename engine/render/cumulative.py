@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, cast
 
 from sqlglot import exp
 
+from ..dialects.base import Dialect
 from ..layer.model import GRAINS, SUM_OF_COUNTS
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
-from ..dialects.base import Dialect
 from .metric_joins import join_metric_filters, metric_aware
-from .render import cumulative_metric, JoinTree, qualify
+from .render import JoinTree, cumulative_metric, qualify
 from .sqltree import aliased, col, ident
 
 if TYPE_CHECKING:

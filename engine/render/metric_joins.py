@@ -3,7 +3,8 @@ grouped by its dimensions, LEFT JOINed to an aggregation's rows on those dimensi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 

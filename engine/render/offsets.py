@@ -14,16 +14,16 @@ from typing import cast
 
 from sqlglot import exp
 
+from ..dialects.base import Dialect
 from ..errors import Location, QueryError
 from ..layer.inputs import Offset
 from ..layer.model import GRAINS, Dimension
-from ..resolve.resolved import Aggregation
-from ..resolve.offsets import offset_join_grain
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
-from ..dialects.base import Dialect
+from ..resolve.offsets import offset_join_grain
+from ..resolve.resolved import Aggregation
 from .cumulative import cumulative_ctes
-from .render import cumulative_metric, cumulative_of, JoinTree, Renderer, qualify
+from .render import JoinTree, Renderer, cumulative_metric, cumulative_of, qualify
 from .sqltree import aliased, col, ident
 
 

@@ -11,22 +11,22 @@ Shapes, from simplest to most general:
 
 from __future__ import annotations
 
-from typing import Callable, cast
+from collections.abc import Callable
+from typing import cast
 
 from sqlglot import exp
 
+from ..dialects.base import Dialect
 from ..layer.exprs import qualify
-from .sqltree import aliased, col, ident, named
 from ..layer.joins import Path
 from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer, grained_type
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
-from ..dialects.base import Dialect
+from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
+from .metric_joins import join_metric_filters, metric_aware
 from .percentile import percentile_aggregate
 from .semi_additive import on_window, window_columns
-from .metric_joins import join_metric_filters, metric_aware
-
-from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
+from .sqltree import aliased, col, ident, named
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
@@ -228,9 +228,8 @@ class Renderer:
             aggs = {a.id: self.measure_aggregate(a.measure, inputs[a.id]) for a in group.columns}
             return query, key_exprs, aggs
         # fan-out: one row per (primary key, group) before aggregating; semi-additive: only the window's rows count
-        projection = [named(qualify(pk, tree.root_alias), f"__pk{i}")
-                      for i, pk in enumerate(model.primary_key_nodes)] \
-            if group.dedupe else []
+        projection: list[exp.Expr] = [named(qualify(pk, tree.root_alias), f"__pk{i}")
+                                      for i, pk in enumerate(model.primary_key_nodes)] if group.dedupe else []
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
         projection += [named(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}") for a in group.columns]
         if semi is not None:

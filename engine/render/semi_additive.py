@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..dialects.base import Dialect
 from ..layer.model import Measure, Model
 from ..resolve.names import DimRef
-from ..dialects.base import Dialect
 
 
 def _qualified(node: exp.Expression, alias: str) -> exp.Expression:

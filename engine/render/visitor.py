@@ -8,7 +8,7 @@ model's table any other way.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -17,8 +17,8 @@ from .conversion import conversion_ctes
 from .cumulative import cumulative_ctes
 from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, cumulative_of
-from .sqltree import col, ident, named
 from .spine_query import spine_query
+from .sqltree import col, ident, named
 from .timespine_fill import fill_from_timespine, having_column
 
 LISTED = "_listed"  # a merged row is a group of an aggregation some output reads (no element is named so: names start with a letter)

@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from ..dialects.base import float_division
 from ..errors import InternalError, Location, QueryError
 from ..layer.joins import Path, path_text
 from ..layer.model import Metric
-from ..dialects.base import float_division
 from .filters import Filter, parse_filter
 from .names import DimRef, MeasureRef
 from .offsets import offset_key

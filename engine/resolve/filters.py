@@ -7,8 +7,9 @@ offending piece named. Dimension filters become WHERE, measure/metric filters HA
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, cast
+from typing import cast
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
@@ -16,10 +17,10 @@ from sqlglot.errors import ParseError, TokenError
 from ..errors import Location, QueryError
 from ..layer.exprs import parse_problem, parse_statements, quoted_value_hint, without_positions
 from ..layer.model import TIME_AXIS, column_name
-from .mf_names import expand_templates
 from ..nesting import too_deep, too_deep_message
 from .literals import type_literals, value_type
 from .metric_filters import MetricFilterRef, extract
+from .mf_names import expand_templates
 from .names import DimRef, Element, Resolver
 from .structured import StructuredFilter, build
 

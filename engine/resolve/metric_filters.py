@@ -18,9 +18,8 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import Location, QueryError
-from ..layer.model import column_name
+from ..layer.model import Metric, column_name
 from .names import DimRef, MeasureRef, Resolver
-from ..layer.model import Metric
 
 CALL = "METRIC"
 PREFIX = "__metric_"  # placeholder names: no element name starts with "__"

@@ -129,7 +129,7 @@ class MFNames:
 
     # -- resolving (once per query) --------------------------------------------------------
     def resolve(self, text: str, field: str) -> DimRef:
-    
+
         custom = tuple(self.layer.time_spine.custom_grains) if self.layer.time_spine is not None else ()
         segments, grain, part = split_suffix(text.split("__"), text, field, custom)
         if segments[0] == TIME_AXIS:
@@ -169,7 +169,7 @@ class MFNames:
         """`bookings_source__listing` (an entity's key) read from another model that declares the same entity: that
         model's own key, as MetricFlow groups each input of a metric by its own model's entity (not through a join
         between two fact models, which would be ambiguous or fan out)."""
-    
+
         name = ref.dimension.name
         if ref.keys or ref.route is not None or start == ref.model or name not in self.layer.models[ref.model].entities:
             return None
@@ -180,7 +180,7 @@ class MFNames:
 
     def bind(self, ref: DimRef, start: str, graph: JoinGraph, field: str) -> DimRef:
         """The reference as walked from `start` (the measure's model): its dimension and edge keys."""
-    
+
         assert ref.entity_path is not None
         element = ref.dimension.name
         current, keys = start, []  # the steps walked

@@ -13,17 +13,17 @@ from typing import cast
 
 from sqlglot import exp
 
+from ..dialects.base import Dialect, float_division
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
 from ..layer.model import PERCENTILE_AGGS, SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
+from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .filters import Filter, parse_filter, substitute, wrap
 from .metric_filters import MetricFilterRef
-from .query import SMQ
 from .names import DimRef, MeasureRef, Resolver, check_sub_daily
-from ..dialects.base import Dialect, float_division
-from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .offsets import check_offset_keys, check_offset_reads, offset_input, offset_key
-from .resolved import Aggregation, MeasureColumn, OutputColumn, ResolvedQuery, RowsRead, CumulativeRead
+from .query import SMQ
+from .resolved import Aggregation, CumulativeRead, MeasureColumn, OutputColumn, ResolvedQuery, RowsRead
 
 Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
 

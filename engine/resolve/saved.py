@@ -9,7 +9,8 @@ query's own, as `mf query --saved-query X --where ...` does); `metrics` and `gro
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..errors import Location, QueryError, nearest
 

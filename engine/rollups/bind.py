@@ -8,8 +8,8 @@ rollups.yml line with the nearest right one.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from sqlglot import exp
 
@@ -18,7 +18,7 @@ from ..errors import LayerError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path
 from ..layer.model import SUM_OF_COUNTS, Dimension, Measure, Model, SemanticLayer
 from ..layer.rollups import RollupSpec
-from ..resolve.names import DimRef, MeasureRef, Resolver
+from ..resolve.names import DimRef, Resolver
 from ..resolve.query import parse_smq
 from ..resolve.query_resolver import QueryResolver
 

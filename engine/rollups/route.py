@@ -18,8 +18,8 @@ An answered aggregation reads the rollup's table as a model of its own (bind.py)
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping
 
 from sqlglot import exp
 

@@ -15,7 +15,7 @@ from typing import Literal, cast
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
-from sqlglot.tokens import Token, TokenType, Tokenizer
+from sqlglot.tokens import Token, Tokenizer, TokenType
 
 from .errors import READ_ONLY_TRANSACTION, SYNTAX_ERROR, SqlApiError, unsupported
 

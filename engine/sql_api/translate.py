@@ -22,10 +22,9 @@ from sqlglot import exp
 
 from ..errors import nearest
 from ..layer.model import GRAINS
-from .errors import (GROUPING_ERROR, SYNTAX_ERROR, UNDEFINED_COLUMN, UNDEFINED_FUNCTION, UNDEFINED_TABLE,
-                     SqlApiError, unsupported)
+from .errors import GROUPING_ERROR, SYNTAX_ERROR, UNDEFINED_COLUMN, UNDEFINED_FUNCTION, UNDEFINED_TABLE, SqlApiError, unsupported
 from .tables import Column, Table
-from .values import NOT_A_VALUE, ParameterSink, Parameters, value_of
+from .values import NOT_A_VALUE, Parameters, ParameterSink, value_of
 from .where import FilterBuilder, Operand
 
 SCHEMA = "public"

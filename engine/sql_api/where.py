@@ -19,7 +19,7 @@ from sqlglot import exp
 
 from ..resolve.structured import member_node
 from .errors import DATATYPE_MISMATCH, SqlApiError, unsupported
-from .values import NOT_A_VALUE, ParameterSink, Parameters, structured_value, typed_literal, value_of
+from .values import NOT_A_VALUE, Parameters, ParameterSink, structured_value, typed_literal, value_of
 
 
 @dataclass(frozen=True)

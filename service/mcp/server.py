@@ -25,7 +25,7 @@ from engine.errors import EngineError
 from ..auth import OPEN_PRINCIPAL, Principal
 from ..deps import ServiceState, admit
 from ..errors import Unauthorized
-from ..limits import QUOTA_SCOPE_KEY, LimitsMiddleware, QuotaExceeded, RETRY_AFTER_S, check_tool_arguments, quota_slot
+from ..limits import QUOTA_SCOPE_KEY, RETRY_AFTER_S, LimitsMiddleware, QuotaExceeded, check_tool_arguments, quota_slot
 from ..routes.health import service_version
 from .tools import ToolRunner, declared_tools
 

@@ -18,9 +18,9 @@ from agent.providers.base import ToolCall, ToolSpec
 from agent.sandbox import python_tool_offered, python_tool_refusal
 from agent.tool_registry import EXPLORE_TOOLS, FAILED_OUTCOMES, PAPER_TOOLS, PYTHON, Offer, canonical, offered, specs
 from agent.tools import Toolbox
+from engine.access.readpolicy import policy_for
 from engine.errors import QueryError
 from engine.lru import LruCache
-from engine.access.readpolicy import policy_for
 
 from ..auth import Principal
 from ..deps import Database, ServiceState, executor_for, get_database, may_use

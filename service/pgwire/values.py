@@ -91,7 +91,7 @@ def encode_binary(value: Any, pg_type: str) -> bytes | None:
     if pg_type in ("timestamp", "timestamptz"):
         moment = dt.datetime.fromisoformat(str(value))
         if moment.tzinfo is not None:
-            moment = moment.astimezone(dt.timezone.utc).replace(tzinfo=None)
+            moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
         delta = moment - _EPOCH
         return struct.pack("!q", (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
     if pg_type == "numeric":

@@ -10,11 +10,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 
 from engine.errors import EngineError
+from smq_db.compiled import compiled_page
 
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..settings import PREVIEW_ROWS
 from ..timing import record_db_time
-from smq_db.compiled import compiled_page
 from .query import check_limit
 from .schemas import CompileRequest, CompileResponse, Preview, ProblemItem, problem_responses
 

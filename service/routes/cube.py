@@ -30,9 +30,8 @@ from ..errors import Forbidden
 from ..limits import RETRY_AFTER_S, QuotaExceeded
 from ..timing import record_db_time
 from .cube_paths import cube_suggestions, path_dimensions
-from .cube_saved import saved_view_of, saved_views, translate_view
 from .cube_query import METRICS_CUBE, Translated, cube_field, cube_rows, to_member, translate
-
+from .cube_saved import saved_view_of, saved_views, translate_view
 
 
 class CubeRoute(APIRoute):
@@ -186,7 +185,7 @@ async def load(request: Request, database: CubeDatabaseDep, state: StateDep) -> 
     record_db_time(request.scope, result.elapsed_ms)
     normalized = _normalized(query, tr, limit)
     one = {"query": normalized, "data": cube_rows(tr, result.columns, result.rows),
-           "lastRefreshTime": dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+           "lastRefreshTime": dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
            "annotation": _annotation(database, tr), "dataSource": "default", "dbType": database.layer.dialect,
            "external": False, "slowQuery": False, "total": None}
     if multi:

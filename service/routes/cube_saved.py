@@ -21,7 +21,9 @@ _TIME_SUFFIXES = tuple(f"__{g}" for g in GRANULARITIES)
 
 def _columns(saved: Any) -> tuple[list[str], list[str]]:
     query = saved.query
-    listed = (lambda key: [query[key]] if isinstance(query.get(key), str) else list(query.get(key) or []))
+
+    def listed(key: str) -> list[Any]:
+        return [query[key]] if isinstance(query.get(key), str) else list(query.get(key) or [])
     return [str(g) for g in listed("group_by")], [str(m) for m in listed("metrics")]
 
 
@@ -37,7 +39,8 @@ def saved_views(layer: Layer, role: str | None = None) -> list[dict[str, Any]]:
         if saved.name not in runnable:
             continue
         group_by, metrics = _columns(saved)
-        member = (lambda c: f"{saved.name}.{c.replace('.', '__')}")
+        def member(column: str, name: str = saved.name) -> str:
+            return f"{name}.{column.replace('.', '__')}"
         views.append({
             "name": saved.name, "title": saved.label or saved.name, "description": saved.description, "type": "view",
             "connectedComponent": 1, "segments": [], "meta": {"saved_query": saved.name},

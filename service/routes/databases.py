@@ -6,13 +6,13 @@ from fastapi import APIRouter
 
 from ..deps import DatabaseDep, PrincipalDep, StateDep, may_use
 from .schemas import (
-    SavedQuerySummary,
     DatabaseDetail,
     DatabaseList,
     DatabaseSummary,
     ElementsRequest,
     ElementsResponse,
     ModelSummary,
+    SavedQuerySummary,
     problem_responses,
 )
 

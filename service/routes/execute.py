@@ -14,10 +14,10 @@ from fastapi import APIRouter, Request, Response
 
 from smq_db.rawsql import prepare_raw_sql
 
+from ..columns import raw_columns
 from ..deps import DatabaseDep, StateDep, executor_for
 from ..limits import check_sql_length
 from ..result_cache import cached_rows
-from ..columns import raw_columns
 from ..result_formats import OPENAPI_CONTENT, negotiate, respond
 from .query import CsvSafeParam, FormatParam
 from .rows import rows_payload

@@ -22,6 +22,7 @@ from starlette.concurrency import run_in_threadpool
 from engine.errors import EngineError, Location
 from smq_db.compiled import compiled_page, compiled_sql
 from smq_db.rollup_runs import count as count_answer, rollups_of
+
 from ..columns import raw_columns, smq_columns
 from ..deps import Database, DatabaseDep, ServiceState, StateDep, executor_for_async
 from ..errors import ServiceError

@@ -14,6 +14,7 @@ import pydantic_core
 from fastapi import Request, Response
 
 from smq_db.executors.base import QueryResult
+
 from ..timing import record_db_time
 
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
-from typing_extensions import Annotated
 
 from ..columns import ResultColumn
 from .smq_schema import DEFAULT_MAX_LIMIT, SMQ_SCHEMA

@@ -18,16 +18,16 @@ from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
 from engine.errors import Location
-from engine.resolve.filters import PREDICATES
 from engine.layer.templates import parse_reference, template_name
+from engine.resolve.filters import PREDICATES
 
 from ..layerdoc import LayerDoc, ModelEntry, model_identity
-from .source import DbtSources, Found
-from .templates import Reference, TemplateError, references, translate
 from .formats import dbt_format, label_and_meta
-from .report import unread_keys
 from .measure_params import non_additive, percentile_params
 from .metrics import GRAINS, NOT_YET, MetricMapping  # noqa: F401 - GRAINS importable from here as before
+from .report import unread_keys
+from .source import DbtSources, Found
+from .templates import Reference, TemplateError, references, translate
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 AGGS = {"sum": "sum", "count": "count", "count_distinct": "count_distinct", "average": "avg", "avg": "avg",
@@ -249,16 +249,17 @@ class Converter(MetricMapping):
             extra["non_additive_dimension"] = window
         expr = str(item.get("expr")) if item.get("expr") is not None else name
         if agg == "sum_boolean":
-            expr = self.boolean_to_int(found, item, expr)
-            if expr is None:
+            as_int = self.boolean_to_int(found, item, expr)
+            if as_int is None:
                 return None
+            expr = as_int
         self.measures[name] = (model, item)
         if item.get("create_metric"):
             body = {"name": name, "type": "simple", "type_params": {"measure": name}}
             for key in ("description", "label", "meta", "config"):
                 if item.get(key):
                     body[key] = item[key]
-            self.created.append(Found("metric", body, found.file, found.at(item).line))
+            self.created.append(Found("metric", body, found.file, found.at(item).line or found.line))
         out: dict[str, Any] = {"name": name, "agg": AGGS[agg]}
         if item.get("description"):
             out["description"] = str(item["description"]).strip()

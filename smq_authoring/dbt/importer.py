@@ -8,16 +8,17 @@ case everything else is written and the refusals are still reported.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
 from engine import Layer, load_layer
+from engine.dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 from engine.errors import EngineError, LayerError, Location
 from engine.layer.load import display_path
-from engine.dialects import DEFAULT_ENGINE, SUPPORTED_DIALECTS
 
 from ..init import NAME_RULE, MergeError, ScaffoldError, validate_doc
 from ..layerdoc import SNAPSHOT, read_layer_doc, read_snapshot, render_files, write_files

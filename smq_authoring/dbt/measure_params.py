@@ -8,7 +8,8 @@ window_groupings (entities) being the model's dimensions of the same names.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.errors import Location
 

@@ -41,7 +41,7 @@ class MetricMapping:
     if TYPE_CHECKING:  # provided by the Converter this is mixed into (convert.py)
         def refuse(self, location: Location, message: str) -> None: ...
 
-        def filters(self, found: Found, container: Any, key: str, context: str) -> list[str] | None: ...
+        def filters(self, found: Found, container: Any, key: str, context: str | None) -> list[str] | None: ...
 
         def time_spine(self) -> dict[str, str] | None: ...
 
@@ -168,7 +168,7 @@ class MetricMapping:
         return out
 
     def ratio(self, found: Found, params: Any) -> dict[str, Any] | None:
-        out = {}
+        out: dict[str, Any] = {}
         for side in ("numerator", "denominator"):
             raw = params.get(side)
             ref = raw if isinstance(raw, dict) else {"name": raw}

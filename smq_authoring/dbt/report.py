@@ -7,7 +7,8 @@ exports, caches, tags, groups) or is not in the layer (entity roles, model label
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from engine.errors import Location
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 from engine.errors import LayerError, Location
 from engine.layer.yamlpos import YMap, YSeq, load_yaml_documents, where
 
@@ -50,9 +49,10 @@ class Found:
         if isinstance(container, (YMap, YSeq)):
             return where(self.file, container, key, field=field)
         offset = self.positions.offset(container, key) if self.positions is not None else None
-        if offset is None:
+        if self.positions is None or offset is None:
             return Location(self.file, self.line, self.column, field)
-        return Location(self.file, *self.positions.line_column(offset), field)  # type: ignore[union-attr]
+        line, column = self.positions.line_column(offset)
+        return Location(self.file, line, column, field)
 
 
 @dataclass

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import engine
 from engine import LayerValidationError
@@ -89,8 +90,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
-def read_smq(text: str) -> object:
-    """A JSON string, @file.json or - (stdin), parsed; errors say which and where."""
+def read_smq(text: str) -> dict[str, Any]:
+    """A JSON object given as a string, @file.json or - (stdin), parsed; errors say which and where."""
     source = "the SMQ argument"
     if text == "-":
         text, source = sys.stdin.read(), "stdin"
@@ -101,10 +102,14 @@ def read_smq(text: str) -> object:
         except OSError as exc:
             raise QueryError(f"cannot read {path}: {exc.strerror}", code="file_unreadable") from None
     try:
-        return json.loads(text)
+        smq = json.loads(text)
     except json.JSONDecodeError as exc:
         raise QueryError(f"{source} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
                          code="invalid_json") from None
+    if not isinstance(smq, dict):
+        kind = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean"}.get(type(smq), "null")
+        raise QueryError(f"the SMQ must be a JSON object, {source} holds {kind}", code="invalid_smq")
+    return smq
 
 
 def cmd_compile(args: argparse.Namespace) -> int:

@@ -16,11 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-
 from ..exit_codes import ExitCode
 from ..messages import error_line
 from .agent_commands import add_reasoning_flags, reasoning_overrides
-
 
 EVAL_HELP = "Spider 2.0 evaluation: run the agent on benchmark tasks, score the results"
 

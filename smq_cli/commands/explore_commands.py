@@ -10,8 +10,9 @@ import argparse
 import json
 import logging
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import engine
 

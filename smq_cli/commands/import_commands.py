@@ -19,7 +19,6 @@ from ..exit_codes import ExitCode
 from ..messages import error_line
 
 
-
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("import", help="import a semantic layer from another tool (dbt MetricFlow)")
     tools = p.add_subparsers(dest="tool", metavar="TOOL")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import errno
 import hashlib
-import logging
 import os
 import sys
 from pathlib import Path

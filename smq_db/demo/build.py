@@ -41,9 +41,10 @@ import os
 import re
 import sqlite3
 import tempfile
+from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, cast
+from typing import Any, cast
 
 import sqlglot
 import yaml

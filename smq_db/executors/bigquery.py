@@ -11,14 +11,24 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from collections.abc import Mapping
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, fetch_rows, import_driver, iterator_fetchmany, make_result, timeout_message
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout, ReadOnlyViolation
 from ..readonly import ensure_read_only
-from .base import Executor
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    Executor,
+    QueryResult,
+    check_limits,
+    fetch_rows,
+    import_driver,
+    iterator_fetchmany,
+    make_result,
+    timeout_message,
+)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout, ReadOnlyViolation
 from .settings import file_path, integer
 
 PIP_PACKAGE = "google-cloud-bigquery"

@@ -18,14 +18,13 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, import_driver, make_result, timeout_message
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
-from .base import Executor
+from ..unsafe_functions import refuse_unsafe
+from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, Executor, QueryResult, check_limits, import_driver, make_result, timeout_message
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .settings import require
 
 DEFAULT_MAX_RESULT_BYTES = 256 * 1024 * 1024

@@ -13,14 +13,25 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from ..unsafe_functions import refuse_unsafe
 from ..readonly import ensure_read_only
-from .base import Executor
+from ..unsafe_functions import refuse_unsafe
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    CancelTimer,
+    Executor,
+    QueryResult,
+    check_limits,
+    description_types,
+    fetch_rows,
+    import_driver,
+    make_result,
+    timeout_message,
+)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .settings import require
 
 CONNECT_KEYS = ("server_hostname", "http_path", "access_token", "catalog", "schema")

@@ -17,20 +17,28 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
-from collections.abc import Mapping
-from typing import Any
-from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows,
-                   make_result, timeout_message)
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from .limits import MIB, ResourceLimits, ResourceLimitExceeded
 from engine.dialects import Engine
 
-from .base import Executor
-from .limits import parse_limits
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    CancelTimer,
+    Executor,
+    QueryResult,
+    check_limits,
+    description_types,
+    fetch_rows,
+    make_result,
+    timeout_message,
+)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from .limits import MIB, ResourceLimitExceeded, ResourceLimits, parse_limits
 from .settings import file_path
 
 LOCKED_CONFIG = {

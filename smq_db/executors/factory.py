@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 import re
-from importlib import import_module
 from collections.abc import Callable, Mapping
+from importlib import import_module
 from pathlib import Path
 from typing import Any
 

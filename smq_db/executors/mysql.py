@@ -17,17 +17,28 @@ from __future__ import annotations
 
 import contextlib
 import time
-from typing import Any
-
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
-from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, ResultTooLarge, check_limits, description_types,
-                   fetch_rows, import_driver, make_result, run_retrying_stale, timeout_message)
+
+from ..readonly import ensure_read_only
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    Executor,
+    QueryResult,
+    ResultTooLarge,
+    check_limits,
+    description_types,
+    fetch_rows,
+    import_driver,
+    make_result,
+    run_retrying_stale,
+    timeout_message,
+)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
 from .pool import SimplePool
-from ..readonly import ensure_read_only
-from .base import Executor
 from .settings import integer
 
 # server error numbers meaning "your statement ran out of time / was killed"

@@ -22,17 +22,19 @@ from __future__ import annotations
 import itertools
 import threading
 import time
-from typing import Any
-
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
+
+from ..readonly import ensure_read_only
 from .base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT_S,
+    FIRST_FETCH_ROWS,
+    Executor,
     QueryResult,
     check_limits,
     fetch_rows,
-    FIRST_FETCH_ROWS,
     import_driver,
     make_result,
     run_retrying_stale,
@@ -40,8 +42,6 @@ from .base import (
     timeout_message,
 )
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, StaleConnection
-from ..readonly import ensure_read_only
-from .base import Executor
 from .settings import integer
 
 _cursor_ids = itertools.count(1)

@@ -14,14 +14,25 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
-from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
+from ..readonly import ensure_read_only
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    CancelTimer,
+    Executor,
+    QueryResult,
+    check_limits,
+    description_types,
+    fetch_rows,
+    import_driver,
+    make_result,
+    timeout_message,
+)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .pool import SimplePool
-from ..readonly import ensure_read_only
-from .base import Executor
 from .settings import file_path, integer
 
 # connection-mapping keys passed to snowflake.connector.connect as they are

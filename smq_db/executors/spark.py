@@ -16,15 +16,26 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from typing import Any
-
 from collections.abc import Mapping
 from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, fetch_rows, import_driver, iterator_fetchmany, make_result, timeout_message
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from ..unsafe_functions import refuse_unsafe
+from typing import Any
+
 from ..readonly import ensure_read_only
-from .base import Executor
+from ..unsafe_functions import refuse_unsafe
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    CancelTimer,
+    Executor,
+    QueryResult,
+    check_limits,
+    fetch_rows,
+    import_driver,
+    iterator_fetchmany,
+    make_result,
+    timeout_message,
+)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .settings import require
 
 

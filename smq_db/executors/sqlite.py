@@ -17,19 +17,26 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from pathlib import Path
-
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
-from .base import (DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, QueryResult, check_limits, description_types, fetch_rows, make_result,
-                   timeout_message)
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
-from .limits import ResourceLimits, ResourceLimitExceeded, human
-from .pool import SimplePool
+
 from engine.dialects import Engine
 
-from .base import Executor
-from .limits import parse_limits
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    Executor,
+    QueryResult,
+    check_limits,
+    description_types,
+    fetch_rows,
+    make_result,
+    timeout_message,
+)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout
+from .limits import ResourceLimitExceeded, ResourceLimits, human, parse_limits
+from .pool import SimplePool
 from .settings import file_path, integer
 
 _PROGRESS_STEPS = 1_000  # VM instructions between deadline checks: ~microseconds

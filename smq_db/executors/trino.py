@@ -17,13 +17,24 @@ import contextlib
 import math
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from pathlib import Path
-from .base import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, CancelTimer, QueryResult, check_limits, description_types, fetch_rows, import_driver, make_result, timeout_message
-from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from ..readonly import ensure_read_only
-from .base import Executor
+from .base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    CancelTimer,
+    Executor,
+    QueryResult,
+    check_limits,
+    description_types,
+    fetch_rows,
+    import_driver,
+    make_result,
+    timeout_message,
+)
+from .errors import BackendUnavailable, ExecutionError, QueryTimeout
 from .settings import integer, require
 
 # Trino error names that mean "our time budget ran out" (the property above, or our cancel)

@@ -32,13 +32,22 @@ from typing import Any
 from engine.dialects import dialect as dialect_of
 from engine.errors import EngineError
 
-from .base import (DEFAULT_MAX_FETCH_BYTES, DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT_S, InThread, QueryResult, ResultTooLarge, _BUDGET,
-                   check_limits, timeout_message)
+from ..readonly import ensure_read_only
+from .base import (
+    _BUDGET,
+    DEFAULT_MAX_FETCH_BYTES,
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT_S,
+    InThread,
+    QueryResult,
+    ResultTooLarge,
+    check_limits,
+    timeout_message,
+)
 from .errors import BackendUnavailable, ExecutionError, QueryTimeout, ReadOnlyViolation, SqlSyntaxError
-from .limits import MIB, ResourceLimits, ResourceLimitExceeded
+from .limits import MIB, ResourceLimitExceeded, ResourceLimits
 from .pool import SimplePool
 from .worker_process import Channel, spec_message
-from ..readonly import ensure_read_only
 
 GRACE_S = 2.0  # after the query's timeout, how long the engine has to stop it itself before its worker is killed
 START_TIMEOUT_S = 60.0  # a worker that has not opened its database by then is not coming

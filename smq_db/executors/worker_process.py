@@ -166,9 +166,9 @@ def spec_message(backend: str, path: str, dialect: str, limits: Any, module: str
 
 
 def _open(spec: dict[str, Any]) -> Any:
-    from .limits import ResourceLimits
-
     from importlib import import_module
+
+    from .limits import ResourceLimits
 
     limits = ResourceLimits(**spec["limits"])
     return import_module(spec["module"]).in_process(spec["path"], spec["dialect"], limits)

@@ -18,7 +18,7 @@ from agent import AgentConfig, run_agent
 from agent.clarify import CallbackAnswerer, NoAnswerer, QuestionPool, assumptions_in
 from agent.providers.scripted import ScriptedProvider, call
 from smq_cli.commands import agent_commands
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 ASK = call("ask_user", "Do they mean the customer's country or the supplier's?", question="Customer country or supplier country?")
 DROP = call("drop_question", "Nobody answers: assume the customer's.", question="Customer country or supplier country?",

@@ -5,8 +5,9 @@ problems; the paused-run store expires and caps its runs."""
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ from agent.providers.scripted import ScriptedProvider, call  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.routes import ask  # noqa: E402
 from service.settings import Settings  # noqa: E402
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: E402,F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ  # noqa: E402
 
 Q = "Customer country or supplier country?"
 ASK = call("ask_user", "Ambiguous: whose country?", question=Q)

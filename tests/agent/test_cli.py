@@ -11,7 +11,7 @@ import agent
 import smq_cli.main as cli
 from agent.providers.scripted import ScriptedProvider, call
 from smq_cli.commands import agent_commands
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 SCRIPT = [call("convertSmqToSql", "Compile the top three.", smq=TOP_SMQ), call("execute", "Rank them.", sql=FINAL_SQL)]
 MODEL_VARS = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "SMQ_PROVIDER", "SMQ_MODEL")

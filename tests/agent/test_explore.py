@@ -7,8 +7,9 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
@@ -19,7 +20,6 @@ from agent.providers.scripted import ScriptedProvider, call
 from agent.tools import tool_specs
 from engine import Layer, load_layer
 from smq_db.executors import ReadOnlyViolation, create_executor
-from tests.agent.fixtures import agent_models, executor, layer  # noqa: F401 - fixtures
 from tests.agent.sandbox_support import need_sandbox
 from tests.conftest import ROOT, SHARED
 

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("google.genai")
 
 from agent import AgentConfig, Hooks, make_provider, run_agent  # noqa: E402
-from tests.agent.fixtures import QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer, recorded  # noqa: E402,F401
+from tests.agent.fixtures import QUESTION, TOP_SMQ, recorded  # noqa: E402
 from tests.agent.fixtures.fake_http import FakeEndpoint, Reply  # noqa: E402
 
 TOOLS = ["getModelDataElements", "convertSmqToSql", "execute"]

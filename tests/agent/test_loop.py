@@ -12,7 +12,7 @@ import pytest
 from agent import AgentConfig, Hooks, run_agent
 from agent.providers.base import Message, ModelResponse, ToolCall, Usage
 from agent.providers.scripted import ScriptedProvider, call, say
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 ELEMENTS = call("getModelDataElements", "Orders per country: OrdersModel and NationsModel.", models=["OrdersModel", "NationsModel"])
 COMPILE = call("convertSmqToSql", "Compile the top three to see tables and joins.", smq=TOP_SMQ)

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from agent import AgentConfig, Hooks, make_provider, run_agent
-from tests.agent.fixtures import QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer, recorded  # noqa: F401
+from tests.agent.fixtures import QUESTION, TOP_SMQ, recorded
 from tests.agent.fixtures.fake_http import FakeEndpoint, Reply
 
 TOOLS = ["getModelDataElements", "convertSmqToSql", "execute"]

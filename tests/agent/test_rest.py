@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -23,7 +24,7 @@ from agent.providers.scripted import ScriptedProvider, call  # noqa: E402
 from service.app import create_app  # noqa: E402
 from service.routes import ask  # noqa: E402
 from service.settings import Settings  # noqa: E402
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, expected_top, executor, layer  # noqa: E402,F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ  # noqa: E402
 
 SCRIPT = [call("getModelDataElements", "Look at orders and nations.", models=["OrdersModel", "NationsModel"]),
           call("convertSmqToSql", "Compile the top three.", smq=TOP_SMQ),

@@ -10,7 +10,7 @@ from agent import AgentConfig, Hooks, run_agent
 from agent.providers.base import ProviderError, parse_retry_after
 from agent.providers.scripted import ScriptedProvider, call
 from agent.retry import RetryPolicy, RetryStats, call_with_retries
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 COMPILE = call("convertSmqToSql", "compile", smq=TOP_SMQ)
 FINAL = call("execute", "done", sql=FINAL_SQL)

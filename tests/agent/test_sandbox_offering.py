@@ -11,7 +11,6 @@ from agent import AgentConfig, run_agent
 from agent.explore import ExploreLimits, Explorer, ToolError
 from agent.providers.scripted import ScriptedProvider, call
 from agent.sandbox import forget_isolation_status, offered_tools
-from tests.agent.fixtures import agent_models, executor, layer  # noqa: F401 - fixtures
 from tests.agent.sandbox_support import need_sandbox
 
 TOOLS = ("readQuery", "python")

@@ -12,7 +12,7 @@ import sqlglot
 from agent import AgentConfig, run_agent
 from agent.providers.scripted import ScriptedProvider, call
 from agent.tips import CATEGORIES, TipRetriever, TipsError, load_tips, parse_tips, sql_features
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 
 def fired(question: str, sql: str | None = None, dialect: str = "duckdb", smq: dict[str, Any] | None = None,

@@ -12,7 +12,7 @@ import pytest
 from agent import AgentConfig, run_agent
 from agent.profiling import Profiler, column_uses, literal_predicates
 from agent.providers.scripted import ScriptedProvider, call
-from tests.agent.fixtures import QUESTION, agent_models, executor, layer  # noqa: F401
+from tests.agent.fixtures import QUESTION
 
 BY_CHANNEL = "SELECT channel, COUNT(order_id) AS orders FROM orders GROUP BY channel"
 SHIPPED_BY_SEGMENT = {"metrics": ["OrderItemsModel__revenue", "OrdersModel__orderCount"], "group_by": ["CustomersModel__segment"],

@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from agent import AgentConfig, run_agent
+from agent.eval.equivalence import scorer_equivalence
 from agent.loop import AgentResult
 from agent.providers.base import Message, ModelResponse
 from agent.providers.scripted import ScriptedProvider, call
 from agent.trace import Trace
-from agent.eval.equivalence import scorer_equivalence
 from agent.voting import Candidate, decide, plain_equivalent
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 COMPILE = call("convertSmqToSql", "Compile the top three.", smq=TOP_SMQ)
 BY_ORDERS = call("execute", "Rank the countries by orders.", sql=FINAL_SQL)

@@ -12,7 +12,7 @@ import pytest
 from agent import AgentConfig, run_agent
 from agent.providers.scripted import ScriptedProvider, call
 from agent.repair import RepairState, implausibility
-from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ, agent_models, executor, expected_top, layer  # noqa: F401
+from tests.agent.fixtures import FINAL_SQL, QUESTION, TOP_SMQ
 
 COMPILE = call("convertSmqToSql", "Compile the top three.", smq=TOP_SMQ)
 FINAL = call("execute", "Rank them.", sql=FINAL_SQL)

@@ -1,4 +1,5 @@
-"""Fixtures for engine tests: a small layer written to a temporary folder, file by file."""
+"""Fixtures and helpers for engine tests: a small layer written to a temporary folder, file by file, and the
+errors it is refused with."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from engine import LayerValidationError, load_layer
 
 MINI: dict[str, str] = {
     "database.yml": """
@@ -102,3 +105,11 @@ def write_layer(root: Path, files: dict[str, str | None], name: str = "mini") ->
 @pytest.fixture
 def mini_dir(tmp_path: Path) -> Path:
     return write_layer(tmp_path, {})
+
+
+def errors_of(tmp_path: Path, files: dict[str, str | None]) -> list[str]:
+    """The formatted errors MINI with `files` overriding is refused with (it must be refused)."""
+    root = write_layer(tmp_path, files)
+    with pytest.raises(LayerValidationError) as info:
+        load_layer(root / "mini")
+    return [e.formatted() for e in info.value.errors]

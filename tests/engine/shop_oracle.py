@@ -15,8 +15,9 @@ Only the vocabulary of test_properties.py is known here.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 Row = dict[str, Any]
 Runner = Callable[[str], tuple[list[str], list[tuple]]]

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from engine.layer.model import AGGREGATIONS
 from engine.dialects import SUPPORTED_DIALECTS
+from engine.layer.model import AGGREGATIONS
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

@@ -8,10 +8,9 @@ metrics of extra_metrics.yml added: shapes the demo's own metrics never reach.""
 from __future__ import annotations
 
 import math
+import shutil
 from pathlib import Path
 from typing import Any
-
-import shutil
 
 import pytest
 import yaml

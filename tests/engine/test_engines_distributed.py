@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
@@ -137,7 +137,7 @@ def chdb_session(demo_parquet: dict[str, Path], tmp_path_factory: pytest.TempPat
 
 def _plain(value: Any) -> Any:
     if isinstance(value, dt.datetime) and value.tzinfo is not None:  # a DateTime64 read back in the session's zone (UTC)
-        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+        value = value.astimezone(dt.UTC).replace(tzinfo=None)
     if isinstance(value, (dt.date, Decimal, bool)):
         return normalize(value)
     return value

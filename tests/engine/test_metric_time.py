@@ -127,7 +127,7 @@ def test_a_measure_without_time_dimension_is_a_clear_error(tmp_path: Path) -> No
     err = info.value
     assert err.code == "missing_time_dimension"
     assert "PayModel__amount" in err.message and "default_time_dimension on model PayModel" in err.message
-    # without metrics, metric_time lists the time spine's periods (tests/engine/test_vocab_c.py), beside other
+    # without metrics, metric_time lists the time spine's periods (tests/engine/test_filters_at_every_level.py), beside other
     # dimensions crossed with their values, as MetricFlow (cases_metric_time.yml)
     assert "CROSS JOIN" in layer.compile({"group_by": ["metric_time__month", "OrderModel__status"]})
 

@@ -9,8 +9,7 @@ import pytest
 
 from engine import QueryError, load_layer
 
-from .conftest import MINI
-from .test_layer_validation import errors_of
+from .conftest import MINI, errors_of
 
 ORDERS = MINI["models/orders.yml"]
 
@@ -134,7 +133,8 @@ def test_period_agg_and_periods_take_their_choices(tmp_path: Path) -> None:
 
 
 def test_one_inputs_list_takes_filters_and_offsets_together(tmp_path: Path) -> None:
-    """vocab-b's offsets and vocab-c's filters are keys of the same `inputs:` entry (one model, one reader)."""
+    """An input's offsets (cases.d/offsets_and_conversions.yml) and filters (filters_at_every_level.yml) are keys of
+    the same `inputs:` entry (one model, one reader)."""
     from .conftest import write_layer
 
     orders = ORDERS.replace("        dimensions:\n", "        default_time_dimension: orderDate\n        dimensions:\n", 1)

@@ -9,7 +9,6 @@ import pytest
 
 from engine import LayerValidationError, load_layer
 
-
 ORDER = """
 name: OrderModel
 table: orders

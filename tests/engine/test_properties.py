@@ -8,8 +8,7 @@ one means the same thing each time.
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from engine import QueryError, load_layers
 

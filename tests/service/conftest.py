@@ -47,6 +47,25 @@ KEYS: dict[str, dict[str, Any]] = {
 }
 
 
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (the OS picks it)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def node_client(folder: Path, packages: tuple[str, ...], purpose: str) -> Path:
+    """`folder`, its node_modules holding `packages` (npm ci from the committed lockfile); without Node, the test
+    fails in CI and is skipped elsewhere."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        if os.environ.get("CI"):
+            pytest.fail(f"node and npm are needed for {purpose} in CI")
+        pytest.skip(f"node/npm not installed: {purpose} cannot run")
+    if not all((folder / "node_modules" / p).exists() for p in packages):
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=folder, check=True, capture_output=True, timeout=600)
+    return folder
+
+
 def auth(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 

@@ -19,17 +19,11 @@ from typing import Any
 
 import pytest
 
-from tests.service.conftest import auth, running_service
+from tests.service.conftest import auth, free_port, running_service
 
 ADMIN_KEY = "admin-key"  # tests/service/conftest.py KEYS
 DE_KEY = "de-key"  # role de_analyst: Germany only, CustomersModel__customerName hidden
 SHOP_KEY = "shop-key"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _pg_ready(port: int) -> bool:

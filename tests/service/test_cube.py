@@ -7,14 +7,12 @@ numbers it loads equal the SMQ `/query` answers. The rest (errors, keys, roles) 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from .conftest import auth, running_service
+from .conftest import auth, node_client, running_service
 
 CLIENT = Path(__file__).parent / "cube_client"
 
@@ -44,19 +42,8 @@ SMQS = [
 ]
 
 
-def _node_client() -> Path:
-    """node_modules of the client (npm ci from the committed lockfile), or skip when Node is missing outside CI."""
-    if not (shutil.which("node") and shutil.which("npm")):
-        if os.environ.get("CI"):
-            pytest.fail("node and npm are needed for the Cube client test in CI")
-        pytest.skip("node/npm not installed: the real @cubejs-client/core cannot run")
-    if not (CLIENT / "node_modules" / "@cubejs-client" / "core").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CLIENT, check=True, capture_output=True, timeout=600)
-    return CLIENT
-
-
 def test_cube_js_client_loads_the_numbers_of_the_smq(models_dir, keys_file, client, tmp_path) -> None:
-    folder = _node_client()
+    folder = node_client(CLIENT, ("@cubejs-client/core",), "the Cube client test")
     (tmp_path / "queries.json").write_text(json.dumps(QUERIES))
     with running_service("--models-dir", str(models_dir), "--api-keys", str(keys_file)) as base:
         done = subprocess.run(["node", str(folder / "load.mjs"), base, "shop-key", str(tmp_path / "queries.json")],

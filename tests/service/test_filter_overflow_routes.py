@@ -1,5 +1,5 @@
 """Overflowing filter values over REST and Cube: a 400 naming the field, never a 500 (`inDateRange ["9999-12-31"]` was
-500 internal_error, an OverflowError). The cases themselves are in tests/engine/test_structured_overflow.py."""
+500 internal_error, an OverflowError). The cases themselves are in tests/engine/resolve/test_structured_overflow.py."""
 
 from __future__ import annotations
 

@@ -207,7 +207,7 @@ def test_the_in_process_quota_counts_per_key() -> None:
 
 # -- layer files on reload ---------------------------------------------------------------------------------
 def test_reload_refuses_a_billion_laughs_layer_file_and_keeps_serving(tmp_path: Path, served_duckdb: Path) -> None:
-    from tests.engine.test_yaml_limits import laughs
+    from tests.engine.layer.test_yaml_limits import laughs
 
     from .conftest import copy_layer
 

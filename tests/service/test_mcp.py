@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -23,6 +22,7 @@ pytest.importorskip("mcp")
 from mcp import Client, StdioServerParameters  # noqa: E402
 
 from tests.conftest import ROOT  # noqa: E402
+from tests.service.conftest import free_port  # noqa: E402
 
 
 def smq_mcp_command(*args: str) -> list[str]:
@@ -93,12 +93,6 @@ def test_stdio_refuses_a_wrong_key(models_dir, keys_file):
 
 
 # -- streamable HTTP ---------------------------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def http_server(models_dir: Path, keys_file: Path) -> Iterator[str]:
     import uvicorn

@@ -8,8 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.service.pgwire_support import (ADMIN_KEY, DE_KEY, PgService, assert_same_rows, open_pg_service,  # noqa: F401
-                                          pg_service, rest_rows)
+from tests.service.pgwire_support import ADMIN_KEY, DE_KEY, PgService, assert_same_rows, open_pg_service, pg_service, rest_rows  # noqa: F401
 
 CHANNELS = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__channel"],
             "order_by": ["OrdersModel__channel"]}

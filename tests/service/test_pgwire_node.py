@@ -3,31 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
+from tests.service.conftest import node_client
 from tests.service.pgwire_support import ADMIN_KEY, PgService, assert_same_rows, pg_service, rest_rows  # noqa: F401
 
 CLIENT = Path(__file__).parent / "pg_node"
 
 
-def _node_client() -> Path:
-    """node_modules of the client (npm ci from the committed lockfile), or skip when Node is missing outside CI."""
-    if not (shutil.which("node") and shutil.which("npm")):
-        if os.environ.get("CI"):
-            pytest.fail("node and npm are needed for the node-postgres test in CI")
-        pytest.skip("node/npm not installed: node-postgres cannot run")
-    if not (CLIENT / "node_modules" / "pg").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CLIENT, check=True, capture_output=True, timeout=600)
-    return CLIENT
-
-
 def test_node_postgres(pg_service: PgService, client: object, tmp_path: Path) -> None:
-    folder = _node_client()
+    folder = node_client(CLIENT, ("pg",), "the node-postgres test")
     out = tmp_path / "results.json"
     done = subprocess.run(["node", str(folder / "queries.mjs"), str(pg_service.port), ADMIN_KEY, str(out)],
                           capture_output=True, text=True, timeout=120)

@@ -15,8 +15,8 @@ import psycopg
 import pytest
 from psycopg import sql as pgsql
 
-from tests.service.pgwire_support import (ADMIN_KEY, DE_KEY, PgService, assert_same_rows, open_pg_service,  # noqa: F401
-                                          pg_service, rest_rows)
+from tests.service.pgwire_support import ADMIN_KEY, DE_KEY, PgService, assert_same_rows, open_pg_service, pg_service, rest_rows  # noqa: F401
+
 
 def connect(service: PgService, key: str | None = ADMIN_KEY, **kw: object) -> psycopg.Connection:
     return psycopg.connect(service.dsn(key), autocommit=True, **kw)

@@ -19,8 +19,7 @@ import httpx
 import pytest
 
 from tests.conftest import ROOT
-from tests.service.pgwire_support import (ADMIN_KEY, DE_KEY, PgService, assert_same_rows, free_port,  # noqa: F401
-                                          pg_service, rest_rows)
+from tests.service.pgwire_support import ADMIN_KEY, DE_KEY, PgService, assert_same_rows, free_port, pg_service, rest_rows  # noqa: F401
 
 VENV = Path(os.environ.get("SMQ_SUPERSET_VENV", ROOT / ".superset-venv"))
 

@@ -63,8 +63,8 @@ def test_rest_without_isolation_has_no_python(api, no_bwrap):
 def mcp_session(models_dir, keys_file, key: str, env: dict[str, str] | None = None) -> tuple[list[str], dict]:
     from mcp import Client, StdioServerParameters
 
-    from tests.service.test_mcp import payload, smq_mcp_command
     from tests.conftest import ROOT
+    from tests.service.test_mcp import payload, smq_mcp_command
 
     command = smq_mcp_command("--models-dir", str(models_dir), "--api-keys", str(keys_file), "--db", "shop", "--python")
     params = StdioServerParameters(command=command[0], args=command[1:], env={"SMQ_API_KEY": key, **(env or {})},

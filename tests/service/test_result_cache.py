@@ -16,7 +16,7 @@ import yaml
 from fastapi.testclient import TestClient
 
 from service.app import create_app
-from service.result_cache import MemoryStore, CachedRows
+from service.result_cache import CachedRows, MemoryStore
 from service.settings import Settings
 from smq_db.executors.base import QueryResult
 from tests.service.conftest import auth, copy_layer

@@ -4,8 +4,8 @@ the answers are equal, /v1/metrics counts the hits, and explain lists the rollup
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from fastapi.testclient import TestClient

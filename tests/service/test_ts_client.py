@@ -6,25 +6,13 @@ check if the schema regresses to `any` or a free-form object."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.service.conftest import node_client
 
 CLIENT = Path(__file__).parent / "ts_client"
-
-
-def _node_client() -> Path:
-    """node_modules of the client (npm ci from the committed lockfile), or skip when Node is missing outside CI."""
-    if not (shutil.which("node") and shutil.which("npm")):
-        if os.environ.get("CI"):
-            pytest.fail("node and npm are needed for the TypeScript client test in CI")
-        pytest.skip("node/npm not installed: openapi-typescript and tsc cannot run")
-    if not (CLIENT / "node_modules" / "openapi-typescript").exists() or not (CLIENT / "node_modules" / "typescript").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=CLIENT, check=True, capture_output=True, timeout=600)
-    return CLIENT
 
 
 def _bin(folder: Path, name: str) -> str:
@@ -32,7 +20,7 @@ def _bin(folder: Path, name: str) -> str:
 
 
 def test_generated_typescript_client_type_checks(client, tmp_path) -> None:
-    folder = _node_client()
+    folder = node_client(CLIENT, ("openapi-typescript", "typescript"), "the TypeScript client test")
     document = tmp_path / "openapi.json"
     document.write_text(json.dumps(client.get("/openapi.json").json()))
     generated = folder / "generated"
@@ -47,7 +35,7 @@ def test_generated_typescript_client_type_checks(client, tmp_path) -> None:
 
 def test_a_free_form_column_schema_fails_the_check(client, tmp_path) -> None:
     """The check can fail: with `fields` items made free-form, the client's expectations no longer hold."""
-    folder = _node_client()
+    folder = node_client(CLIENT, ("openapi-typescript", "typescript"), "the TypeScript client test")
     doc = client.get("/openapi.json").json()
     doc["components"]["schemas"]["ResultColumn"] = {"type": "object", "additionalProperties": True}
     document = tmp_path / "openapi.json"

@@ -5,8 +5,9 @@ PostgreSQL and MariaDB are skipped only when they are not reachable."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 

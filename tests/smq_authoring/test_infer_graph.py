@@ -27,7 +27,7 @@ def build(path: Path, script: str, rows: dict[str, list[tuple]]) -> str:
 def joins(url: str, out: Path) -> set[tuple[str, tuple[str, ...], str, tuple[str, ...]]]:
     result = init_layer(url, "t", out, use_declared_fks=False)
     load_layer(out)
-    return {(l.from_table, l.from_columns, l.to_table, l.to_columns) for l in result.links}
+    return {(link.from_table, link.from_columns, link.to_table, link.to_columns) for link in result.links}
 
 
 SCHOOL = """

@@ -88,7 +88,7 @@ def test_starter_tests_pass_and_are_written(scaffolded) -> None:
 
 def test_inference_only_finds_the_declared_join_too(shop_db: Path, tmp_path: Path) -> None:
     result = init_layer(f"sqlite:///{shop_db}", "shop", tmp_path / "shop", use_declared_fks=False)
-    link = next(l for l in result.links if l.from_table == "orders" and l.to_table == "customers")
+    link = next(found for found in result.links if found.from_table == "orders" and found.to_table == "customers")
     assert link.origin == "inferred" and link.from_columns == ("customer_id",) and link.confidence >= 0.9
 
 

@@ -90,7 +90,7 @@ def test_every_command_is_still_listed(capsys: pytest.CaptureFixture[str]) -> No
 
 @pytest.mark.parametrize("smq, start", [("{not json", "smq: the SMQ argument is not valid JSON"),
                                         ("[1]", "smq: the SMQ must be a JSON object"),
-                                        ('"x"', "smq: the SMQ is not valid JSON")])
+                                        ('"x"', "smq: the SMQ must be a JSON object")])
 def test_an_error_about_the_smq_argument_is_prefixed_once(capsys: pytest.CaptureFixture[str], smq: str,
                                                           start: str) -> None:
     assert main(["compile", "--db", "shop", smq]) == 2

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from smq_cli.main import main
 from tests.conftest import DEMO_MODELS
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import shutil
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from sqlglot import exp

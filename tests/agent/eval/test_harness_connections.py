@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-
 import pytest
 
 from agent.eval.connections import Connections, read_connection_file

@@ -19,8 +19,7 @@ from agent.eval.tasks import Task
 from agent.providers.base import ProviderError
 from agent.providers.scripted import ScriptedProvider, call, say
 from agent.retry import RetryPolicy
-from tests.agent.eval.fixtures import (COVER_SMQ, IDS, MODELS, ORACLE, SELECT, TASKS, answering, make_sqlite_dir, oracle_sql,
-                                      requires_data)
+from tests.agent.eval.fixtures import COVER_SMQ, IDS, MODELS, ORACLE, SELECT, TASKS, answering, make_sqlite_dir, oracle_sql, requires_data
 
 pytestmark = requires_data
 

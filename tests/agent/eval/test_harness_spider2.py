@@ -12,8 +12,22 @@ from agent import AgentConfig
 from agent.eval.harness import EvalSpec, run_eval
 from agent.eval.scorer import read_result_csv, score_submission
 from smq_cli.main import main
-from tests.agent.eval.fixtures import (EVAL, GOLD, IDS, MODELS, ORACLE, SELECT, SQLITE, TASKS, answering, answering_wrong,
-                                      make_gold, make_sqlite_dir, requires_data, spider2_db_names)
+from tests.agent.eval.fixtures import (
+    EVAL,
+    GOLD,
+    IDS,
+    MODELS,
+    ORACLE,
+    SELECT,
+    SQLITE,
+    TASKS,
+    answering,
+    answering_wrong,
+    make_gold,
+    make_sqlite_dir,
+    requires_data,
+    spider2_db_names,
+)
 
 pytestmark = requires_data
 

@@ -14,8 +14,7 @@ import pytest
 
 from tests.conftest import ROOT, SHARED
 
-from . import fixtures
-from . import test_scorer_spider2_data as scorer_data
+from . import fixtures, test_scorer_spider2_data as scorer_data
 
 
 def test_the_spider2_paths_are_relative_to_the_repository() -> None:

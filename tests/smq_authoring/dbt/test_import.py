@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 from pathlib import Path
 
 import duckdb

@@ -10,9 +10,10 @@ import sqlite3
 import subprocess
 import sys
 from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 import yaml

@@ -7,8 +7,9 @@ whatever the engine's own loader does; the engine's validator must accept this l
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 import sqlglot

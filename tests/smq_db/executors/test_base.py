@@ -10,11 +10,9 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
-from smq_db.executors.base import (CancelTimer, check_limits, import_driver, json_safe_rows, make_result,
-                                    strip_trailing_semicolons, to_json_value)
+from smq_db.executors.base import CancelTimer, check_limits, import_driver, json_safe_rows, make_result, strip_trailing_semicolons, to_json_value
 from smq_db.executors.errors import BackendUnavailable
 from smq_db.executors.pool import SimplePool
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import pytest
 
-from smq_db.executors import ReadOnlyViolation, SqlSyntaxError
 from engine.dialects import denylist
+from smq_db.executors import ReadOnlyViolation, SqlSyntaxError
 from smq_db.readonly import check_read_only
 
 DIALECTS = ("duckdb", "postgres", "mysql", "sqlite", "snowflake", "bigquery")
