@@ -199,3 +199,16 @@ def runners(request: pytest.FixtureRequest) -> Callable[[str], Runner]:
     names = {"duckdb": "duckdb_runner", "sqlite": "sqlite_runner", "postgres": "postgres_runner",
              "mysql": "mysql_runner", "snowflake": "snowflake_runner"}
     return lambda dialect: request.getfixturevalue(names[dialect])
+
+
+@pytest.fixture(autouse=True)
+def _this_process_keeps_its_memory_limit() -> Iterator[None]:
+    """No test may lower the test process's own RLIMIT_DATA (smq_db.open's `one_shot` bound is for the `smq`
+    command's process alone): once lowered it cannot be raised again, and every later test would run out of memory
+    far from the test that did it."""
+    import resource
+
+    before = resource.getrlimit(resource.RLIMIT_DATA)
+    yield
+    after = resource.getrlimit(resource.RLIMIT_DATA)
+    assert after == before, f"this test lowered the test process's RLIMIT_DATA from {before} to {after}"

@@ -35,7 +35,10 @@ PART_GRAIN = {"year": "year", "quarter": "quarter", "month": "month", "day": "da
 
 
 def divides(fine: str, coarse: str) -> bool:
-    """Can periods of `coarse` be made of whole periods of `fine`?"""
+    """Can periods of `coarse` be made of whole periods of `fine`? Never below a day or in a custom granularity of
+    the time spine (hour, fiscal_quarter ...): a rollup keeps days at the finest, and its store has no spine columns."""
+    if fine not in GRAIN_RANK or coarse not in GRAIN_RANK:
+        return False
     if fine == coarse or fine == "day":
         return True
     if fine == "week":
@@ -229,8 +232,9 @@ def _rebound(ref: DimRef, rd: RollupDim, r: BoundRollup) -> DimRef:
     if r.time is not None and rd is r.time:
         grain = r.grain or "day"
         if ref.date_part:
-            if not divides(grain, PART_GRAIN[ref.date_part]):
-                raise _Refused(f"{ref.text} needs {PART_GRAIN[ref.date_part]}s, finer than the rollup's {grain} grain")
+            part_grain = PART_GRAIN.get(ref.date_part)
+            if part_grain is None or not divides(grain, part_grain):
+                raise _Refused(f"{ref.text} needs {part_grain or ref.date_part}s, finer than the rollup's {grain} grain")
             return DimRef(ref.text, dimension, (), None, date_part=ref.date_part)
         if ref.grain:
             if not divides(grain, ref.grain):

@@ -14,7 +14,7 @@ import { Table } from './Table.jsx';
 import { SavedViews } from './SavedViews.jsx';
 import { cleanSmq, emptySmq, readHash, viewHash, writeHash } from './smq.js';
 
-const DIALECTS = ['duckdb', 'postgres', 'mysql', 'sqlite', 'snowflake', 'bigquery', 'trino'];
+const DIALECTS = ['duckdb', 'sqlite', 'postgres', 'mysql', 'snowflake', 'bigquery', 'trino', 'spark', 'databricks', 'clickhouse'];  // engine/dialects (tests/service/test_playground_dialects.py)
 const TABS = [['query', 'Query'], ['json', 'JSON'], ['graph', 'Join graph'], ['ask', 'Ask the agent']];
 const ROW_CAP = 1000;
 

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
 
 async function loadEdges(db) {
-  const { tables } = await api.tool(db, 'list_tables');
+  const { tables } = await api.tool(db, 'listTables');
   const infos = await Promise.all(tables.map((t) => api.tool(db, 'get_join_info', { table: t.table }).catch(() => null)));
   const edges = new Map();
   for (const info of infos) {

@@ -32,10 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), ExitCode.BAD_INPUT)[1])
 
 
-def _open(layer: Any) -> Any:
+def _open(layer: Any, args: argparse.Namespace) -> Any:
+    """The warehouse's executor; held to its memory bound in this process only when it is the `smq` command's own
+    (a caller of `main()` from Python keeps its process unbounded, as `smq query` does)."""
     from smq_db.open import open_for_layer
 
-    return open_for_layer(layer, one_shot=True)
+    return open_for_layer(layer, one_shot=getattr(args, "one_shot", False))
 
 
 def _known(layer: Any, names: list[str]) -> None:
@@ -50,7 +52,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     layer = engine.load_layers(models_dir(args))[args.db]
     _known(layer, args.names)
     try:
-        executor = _open(layer)
+        executor = _open(layer, args)
     except (ConfigError, BackendUnavailable, OSError) as err:
         print(f"smq: {layer.name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED
@@ -77,7 +79,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     layer = engine.load_layers(models_dir(args))[args.db]
     _known(layer, args.names)
     in_warehouse = layer.semantic.rollups is not None and layer.semantic.rollups.storage.warehouse
-    executor = _open(layer) if args.check or in_warehouse else None
+    executor = _open(layer, args) if args.check or in_warehouse else None
     try:
         rows = [r for r in status(layer, executor) if not args.names or r["name"] in args.names]
     finally:

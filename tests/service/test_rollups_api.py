@@ -37,7 +37,7 @@ def client(tmp_path_factory: pytest.TempPathFactory, demo_files: dict[str, Path]
     folder = copy_layer(root / "shop", "shop", {"backend": "duckdb", "path": str(data)})
     (folder / "rollups.yml").write_text(ROLLUPS)
     layer = load_layer(folder)
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     rollups.build(layer, executor)
     executor.close()
     app = create_app(Settings(models_dir=root, api_keys_file=keys_file, max_rows=1000, query_timeout_s=20))

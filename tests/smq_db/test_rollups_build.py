@@ -54,7 +54,7 @@ def shop_copy(folder: Path, rollups_yml: str = ROLLUPS) -> Path:
 @pytest.fixture()
 def shop(tmp_path: Path) -> Iterator[tuple[Layer, Any]]:
     layer = load_layer(shop_copy(tmp_path))
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     yield layer, executor
     executor.close()
 
@@ -91,7 +91,7 @@ def test_a_changed_fact_row_is_seen_after_the_refresh(shop: tuple[Layer, Any]) -
     rollups.build(layer, executor)
     before = run(layer, executor, BY_STATUS)
     change_rows(layer, executor, "UPDATE orders SET status = 'returned' WHERE TRIM(status) = 'pending'")
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         assert run(layer, executor, BY_STATUS) == before  # within its hour: the rollup, as built
         facts = run(layer, executor, BY_STATUS, rollups=False)
@@ -106,7 +106,7 @@ def test_a_partitioned_rollup_rebuilds_from_its_last_partition(shop: tuple[Layer
     layer, executor = shop
     rollups.build(layer, executor)
     change_rows(layer, executor, "UPDATE orders SET channel = 'web' WHERE order_date >= DATE '2024-12-01'")
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         (built,) = rollups.build(layer, executor)
         assert built.partial_since == "2024-12-01"
@@ -123,7 +123,7 @@ def test_a_failed_build_leaves_the_previous_rollup_in_use(shop: tuple[Layer, Any
     rollups.build(layer, executor)
     answer = run(layer, executor, BY_STATUS)
     change_rows(layer, executor, "ALTER TABLE orders RENAME COLUMN channel TO sales_channel")
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         with pytest.raises(ExecutionError):
             rollups.build(layer, executor, full=True)
@@ -169,7 +169,7 @@ def test_a_monthly_rollup_is_computed_from_the_daily_one(tmp_path: Path) -> None
     refresh: {every: 1h}
 """
     layer = load_layer(shop_copy(tmp_path, monthly))
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         lines: list[str] = []
         built = rollups.build(layer, executor, progress=lines.append)
@@ -222,7 +222,7 @@ rollups:
     refresh: {{every: 1h}}
 """)
     layer = load_layer(folder)
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         (built,) = rollups.build(layer, executor)
         assert built.rows > 100 and rollups.status(layer, executor)[0]["used"]
@@ -242,7 +242,7 @@ def test_a_role_filter_on_a_rollup_dimension_gives_the_role_its_rows(tmp_path: P
     db = (folder / "database.yml").read_text()
     (folder / "database.yml").write_text(db.replace("  roles:\n", "  roles:\n    web_only:\n      row_filters: [\"OrdersModel__channel = 'web'\"]\n", 1))
     layer = load_layer(folder)
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         rollups.build(layer, executor)
         assert layer.compile_routed(BY_STATUS, "web_only").rollups == ("orders_daily",)

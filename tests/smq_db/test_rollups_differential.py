@@ -25,7 +25,7 @@ from smq_db.compiled import compiled_sql
 from smq_db.executors.duckdb import DuckDBExecutor
 from smq_db.open import open_for_layer
 
-from ..engine.test_engines import CASES, assert_same_rows, shop_with_extra_metrics
+from ..engine.test_engines import CASES, TIME_AXES, assert_same_rows, shop_with_extra_metrics
 
 ENGINES = ("duckdb", "sqlite")
 ANSWERED: dict[str, int] = {"rollup": 0, "facts": 0}
@@ -36,8 +36,8 @@ def _layer_folder(tmp: Path, name: str, engine: str, demo: Path) -> Path:
     """A copy of the case's layer, on `engine`'s demo database."""
     base = tmp / f"{name}-{engine}"
     base.mkdir()
-    if name == "shop_with_extra_metrics":
-        folder = shop_with_extra_metrics(base).semantic.directory
+    if name in ("shop_with_extra_metrics", "shop_extra_on_time_axis"):
+        folder = shop_with_extra_metrics(base, TIME_AXES if name == "shop_extra_on_time_axis" else None).semantic.directory
     else:
         folder = base / "shop"
         shutil.copytree(Path(__file__).resolve().parents[2] / "semantic_models" / "shop", folder,
@@ -54,7 +54,7 @@ def _layer_folder(tmp: Path, name: str, engine: str, demo: Path) -> Path:
 def folders(tmp_path_factory: pytest.TempPathFactory, demo_files: dict[str, Path]) -> dict[tuple[str, str], Path]:
     tmp = tmp_path_factory.mktemp("rollup-diff")
     return {(name, engine): _layer_folder(tmp, name, engine, demo_files[engine])
-            for name in ("shop", "shop_with_extra_metrics") for engine in ENGINES}
+            for name in ("shop", "shop_with_extra_metrics", "shop_extra_on_time_axis") for engine in ENGINES}
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +127,7 @@ def test_case_equals_its_reference_with_rollups_on_and_off(folders, reference, c
     layer = _declare(folder, declared) if declared else None
     if layer is None:
         pytest.skip("no rollup can be declared over this case")
-    executor = open_for_layer(layer, one_shot=True)
+    executor = open_for_layer(layer)
     try:
         rollups.build(layer, executor)
         expected = _rows(reference.execute(case["reference"], max_rows=100_000).rows)
