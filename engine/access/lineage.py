@@ -130,7 +130,8 @@ def _metric_reads(layer: SemanticLayer, metric: Metric) -> list[str]:
                 continue
             for ref in found.dimension_refs():
                 out.append(ref.dimension.qualified_name)
-                if ref.dimension.name in layer.models[ref.dimension.model].entities:
+                owner = layer.models.get(ref.dimension.model)  # None for metric_time (no model of its own)
+                if owner is not None and ref.dimension.name in owner.entities:
                     out.append(ENTITY + ref.dimension.name)  # an entity's key, hidden with the entity
             out += [e.name if isinstance(e, Metric) else e.measure.qualified_name for e in (r.element for r in found.metric_refs())]
     return out

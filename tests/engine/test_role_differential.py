@@ -28,7 +28,7 @@ from smq_db.demo.generate import generate
 
 from ..conftest import DEMO_MODELS, MYSQL, PG_DSN, Runner, _fetch
 from .role_copies import copy_tables, kept_keys
-from .test_engines import CASES, assert_same_rows, shop_with_extra_metrics
+from .test_engines import CASES, TIME_AXES, assert_same_rows, shop_with_extra_metrics
 
 DEMO = load_layers(DEMO_MODELS)["shop"]
 ROLES = [name for name, role in DEMO.semantic.roles.items() if role.row_filters]
@@ -40,7 +40,8 @@ ENGINES = [pytest.param("sqlite", marks=pytest.mark.slow), pytest.param("duckdb"
 
 @pytest.fixture(scope="module")
 def layers(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Layer]:
-    return {"shop": DEMO, "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"))}
+    return {"shop": DEMO, "shop_with_extra_metrics": shop_with_extra_metrics(tmp_path_factory.mktemp("layers")),
+            "shop_extra_on_time_axis": shop_with_extra_metrics(tmp_path_factory.mktemp("layers"), TIME_AXES)}
 
 
 @pytest.fixture(scope="module")
