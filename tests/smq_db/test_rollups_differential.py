@@ -58,8 +58,12 @@ def folders(tmp_path_factory: pytest.TempPathFactory, demo_files: dict[str, Path
 
 
 @pytest.fixture(scope="module")
-def reference(demo_files: dict[str, Path]) -> Any:
-    executor = DuckDBExecutor(demo_files["duckdb"])
+def reference(demo_files: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Any:
+    # a copy of its own: this process may hold the demo file open already with other settings (conftest's runners),
+    # and DuckDB refuses a second connection to one file with a different configuration
+    copy = tmp_path_factory.mktemp("rollup-reference") / "shop.duckdb"
+    shutil.copyfile(demo_files["duckdb"], copy)
+    executor = DuckDBExecutor(copy)
     yield executor
     executor.close()
 

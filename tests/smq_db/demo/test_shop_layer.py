@@ -84,7 +84,9 @@ def test_one_file_per_model_in_the_spec_format() -> None:
     assert set(MODELS) == MODELS_EXPECTED
     assert len(list((LAYER / "models").glob("*.yml"))) == len(MODELS)
     for name, model in MODELS.items():
-        assert set(model) <= {"name", "description", "table", "primary_key", "dimensions", "measures", "metrics"}, name
+        # the spec's keys, and default_time_dimension (docs/semantic-layer.md: the model's metric_time, for docs/smq.md)
+        assert set(model) <= {"name", "description", "table", "primary_key", "dimensions", "measures", "metrics",
+                              "default_time_dimension"}, name
         assert NAME.fullmatch(name) and "__" not in name
         assert model["table"] in TABLES, name
         assert len(model["description"]) > 40, name
