@@ -39,15 +39,18 @@ def paginate(query: exp.Query, limit: int, offset: int = 0, *, probe: bool = Tru
     has_limit, existing = _literal_limit(query)
     if not isinstance(query, exp.Select) or query.args.get("offset") is not None or (has_limit and existing is None):
         # not a plain SELECT we can edit safely: page over it as a subquery
-        query = exp.select("*").from_(query.subquery("smq_page"))
+        query = exp.select(exp.Star()).from_(query.subquery("smq_page"))
         has_limit, existing = False, None
     remaining = None if existing is None else max(existing - offset, 0)
     size = limit if remaining is None else min(limit, remaining)
     more_possible = remaining is None or remaining > size
-    shown = query.limit(size, copy=True)
-    run = query.limit(size + 1 if probe and more_possible else size, copy=True)
+    # numbers as literals: sqlglot's builders parse a Python int as SQL text (30 µs per call); `query` is this
+    # function's own copy, so the run's tree is made from it in place (one deep copy fewer)
+    shown = query.limit(exp.Literal.number(size), copy=True)
+    run = query.limit(exp.Literal.number(size + 1 if probe and more_possible else size), copy=False)
     if offset:
-        shown, run = shown.offset(offset, copy=False), run.offset(offset, copy=False)
+        shown = shown.offset(exp.Literal.number(offset), copy=False)
+        run = run.offset(exp.Literal.number(offset), copy=False)
     return Page(shown, run, size)
 
 

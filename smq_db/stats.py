@@ -88,7 +88,7 @@ def top_values_query(relation: exp.Expr, subject: exp.Expression, limit: int, *,
         query = query.where(exp.Not(this=exp.Is(this=subject.copy(), expression=exp.Null())))
     return (query.group_by(subject.copy())
             .order_by(exp.Ordered(this=count.copy(), desc=True), exp.Ordered(this=subject.copy()))
-            .limit(limit))
+            .limit(exp.Literal.number(limit)))  # a literal: an int would be parsed as SQL text
 
 
 def _column(name: str) -> exp.Column:
