@@ -68,3 +68,19 @@ def test_a_page_stays_within_the_queries_limit(shop: Layer) -> None:
     last = paginate(query, 3, 3)
     assert last.run.args["limit"].expression.name == "2"  # no probe row past the query's own limit
     assert sqlglot.parse_one(last.shown.sql("duckdb"), read="duckdb").args["offset"].expression.name == "3"
+
+
+def test_paging_parses_no_sql(shop: Layer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """LIMIT and OFFSET are built from literals: sqlglot's builders would parse a Python int as SQL text (30 µs a
+    call, more than the rest of paging). Also for a query paged over as a subquery (it has an OFFSET already)."""
+    query = shop.compile_expression(TIED, "duckdb")
+    wrapped = paginate(query, 5, 3).run  # has LIMIT and OFFSET: paged again, it is wrapped in a subquery
+
+    def no_parse(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"paging parsed SQL text: {args!r}")
+
+    monkeypatch.setattr(sqlglot, "parse_one", no_parse)
+    page = paginate(query, 10, 20)
+    assert page.run.sql("duckdb").endswith("LIMIT 11 OFFSET 20") and page.shown.sql("duckdb").endswith("LIMIT 10 OFFSET 20")
+    again = paginate(wrapped, 2, 1)
+    assert again.run.sql("duckdb").startswith("SELECT * FROM (") and again.run.sql("duckdb").endswith("LIMIT 3 OFFSET 1")
