@@ -266,9 +266,11 @@ def test_a_dbt_project_imports_and_answers(dbt_project: Path, shop_db: Path, tmp
     assert capsys.readouterr().out.strip() == ("shop_dbt: imported 2 model(s), 5 metric(s), 1 join(s), 0 saved queries "
                                                "from a dbt project")
     config = yaml.safe_load((models / "shop_dbt" / "database.yml").read_text(encoding="utf-8"))
+    assert config["semantics"] == "metricflow"  # MetricFlow's meaning where smq's differs (docs/dbt.md)
     config["connection"] = {"backend": "duckdb", "path": str(shop_db)}
     (models / "shop_dbt" / "database.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     layer = load_layers(models)["shop_dbt"]
+    assert layer.semantic.semantics == "metricflow"
     with duckdb.connect(str(shop_db), read_only=True) as conn:
         run = lambda smq: conn.execute(layer.compile(smq)).fetchall()  # noqa: E731
         assert run({"metrics": ["food_revenue", "revenue_per_order"]}) == [(18.0, 9.0)]  # orders 1 and 4
