@@ -455,7 +455,7 @@ class SemanticLayer:
     saved_queries: Mapping[str, Any] = field(default_factory=dict)
     # database.yml `semantics:` "native" (smq's) or "metricflow" (what `smq import dbt` writes): where the two differ on
     # purpose, which one the layer answers with (a cumulative metric's default period_agg and periods, a derived
-    # metric's division by zero; docs/dbt.md lists each)
+    # metric's division by zero, the joins of a dimension-only query; docs/dbt.md lists each)
     semantics: str = "native"
 
     @cached_property

@@ -14,9 +14,11 @@ import pytest
 from engine import LayerValidationError, load_layer, load_layers
 
 DATA = """
-CREATE TABLE orders (id INTEGER, order_date DATE, amount DOUBLE, refund DOUBLE);
-INSERT INTO orders VALUES (1, '2024-01-05', 10, 0), (2, '2024-01-20', 20, 0), (3, '2024-02-03', 30, 5),
-                          (4, '2024-02-28', 40, 0), (5, '2024-04-10', 50, 10);
+CREATE TABLE orders (id INTEGER, order_date DATE, amount DOUBLE, refund DOUBLE, customer_id INTEGER);
+CREATE TABLE customers (id INTEGER, country VARCHAR);
+INSERT INTO customers VALUES (1, 'DE'), (2, 'FR'), (3, 'IT');
+INSERT INTO orders VALUES (1, '2024-01-05', 10, 0, 1), (2, '2024-01-20', 20, 0, 1), (3, '2024-02-03', 30, 5, 2),
+                          (4, '2024-02-28', 40, 0, 9), (5, '2024-04-10', 50, 10, 2);
 CREATE TABLE spine AS SELECT CAST(d AS DATE) AS d FROM range(DATE '2024-01-01', DATE '2024-06-01', INTERVAL 1 DAY) t(d);
 """
 MODEL = """
@@ -26,6 +28,7 @@ primary_key: id
 default_time_dimension: orderDate
 dimensions:
   - {name: orderDate, type: date, expr: order_date}
+  - {name: orderId, type: number, expr: id}
 measures:
   - {name: orderCount, agg: count, expr: id}
   - {name: amount, agg: sum, expr: amount}
@@ -46,6 +49,16 @@ metrics:
     expr: OrdersModel__amount / OrdersModel__refunds
 """
 
+CUSTOMERS = """name: CustomersModel
+table: customers
+primary_key: id
+dimensions:
+  - {name: country, type: string}
+"""
+JOINS = """joins:
+  - {from: OrdersModel, to: CustomersModel, key: customer, relationship: many_to_one, on: {left: customer_id, right: id}}
+"""
+
 
 def layer_dir(root: Path, semantics: str | None, database: Path) -> Path:
     folder = root / "mf"
@@ -55,6 +68,8 @@ def layer_dir(root: Path, semantics: str | None, database: Path) -> Path:
         f"name: mf\ndialect: duckdb\n{setting}time_spine: {{table: spine, column: d}}\n"
         f"connection: {{backend: duckdb, path: {database}}}\n", encoding="utf-8")
     (folder / "models" / "orders.yml").write_text(textwrap.dedent(MODEL).lstrip(), encoding="utf-8")
+    (folder / "models" / "customers.yml").write_text(CUSTOMERS, encoding="utf-8")
+    (folder / "joins.yml").write_text(JOINS, encoding="utf-8")
     return root
 
 
@@ -117,3 +132,15 @@ def test_derived_division_by_zero_null_or_the_warehouses(tmp_path: Path, databas
     assert native == months(("2024-01-01", None), ("2024-02-01", 14.0), ("2024-04-01", 5.0))
     mf = answer(tmp_path, database, "metricflow", smq)
     assert [m for m, _ in mf] == [m for m, _ in native] and mf[1:] == native[1:] and math.isinf(mf[0][1])
+
+
+def test_dimensions_only_across_models_left_or_full_outer_join(tmp_path: Path, database: Path) -> None:
+    """smq: from the first dimension's model, left joins (every order's id with its customer's country); MetricFlow:
+    FULL OUTER JOIN, so a customer without orders is a row too (IT, with a NULL order)."""
+    smq = {"group_by": ["OrdersModel__orderId", "CustomersModel__country"]}
+    native = sorted(answer(tmp_path, database, "native", smq), key=repr)
+    assert native == sorted([(1, "DE"), (2, "DE"), (3, "FR"), (4, None), (5, "FR")], key=repr)
+    assert sorted(answer(tmp_path, database, "metricflow", smq), key=repr) == sorted([*native, (None, "IT")], key=repr)
+    # MySQL/MariaDB have no FULL JOIN: the left joins stay (docs/dbt.md)
+    layer = load_layers(layer_dir(tmp_path / "mysql", "metricflow", database))["mf"]
+    assert "FULL" in layer.compile(smq) and "FULL" not in layer.compile(smq, dialect="mysql")
