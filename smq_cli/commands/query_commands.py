@@ -208,6 +208,10 @@ def plan_comment(layer: Any, smq: Any, dialect: str | None, role: str | None, ro
     """smq explain's outline of the resolved query and the plan, as SQL comments (mf query's --show-dataflow-plan)."""
     from .explain_command import render_text
 
+    if layer.rollups and rollups:
+        from smq_db.rollups import refresh_states
+
+        refresh_states(layer)  # which rollups are built, as `smq explain` reads them
     report = layer.explain(smq, dialect=dialect, role=role, rollups=rollups)
     outline = render_text(report).split("\n\nSQL (")[0]
     return "\n".join(f"-- {line}".rstrip() for line in outline.splitlines()) + "\n"
