@@ -89,11 +89,11 @@ def _command(argv: Sequence[str]) -> str | None:
 
 
 def _join_dash_values(argv: Sequence[str]) -> list[str]:
-    """`--order-by -revenue` (descending, as `mf query` takes it) must not read as an option."""
+    """`--order-by -revenue` / `--order -revenue` (descending, as `mf query` takes it) must not read as an option."""
     out: list[str] = []
     for token in argv:
-        if out and out[-1] == "--order-by" and token.startswith("-") and token != "--":
-            out[-1] = f"--order-by={token}"
+        if out and out[-1] in ("--order-by", "--order") and token.startswith("-") and token != "--":
+            out[-1] = f"{out[-1]}={token}"
         else:
             out.append(token)
     return out

@@ -27,6 +27,11 @@ def _plain(value: object) -> object:
     return value
 
 
+def _time(text: str | None) -> dt.datetime | None:
+    """mf query's --start-time / --end-time (ISO 8601)."""
+    return dt.datetime.fromisoformat(text) if text else None
+
+
 def main(project: Path, queries: Path, out: Path) -> None:
     config = CLIConfiguration()
     started = time.monotonic()
@@ -41,7 +46,8 @@ def main(project: Path, queries: Path, out: Path) -> None:
             request = MetricFlowQueryRequest.create_with_random_request_id(
                 metric_names=q.get("metrics") or None, group_by_names=q.get("group_by") or None,
                 where_constraints=q.get("where") or None, order_by_names=q.get("order_by") or None,
-                limit=q.get("limit"))
+                limit=q.get("limit"), time_constraint_start=_time(q.get("start_time")),
+                time_constraint_end=_time(q.get("end_time")))
         try:
             answer = engine.query(request)
             table = answer.result_df

@@ -25,6 +25,7 @@ import yaml
 from bench.metricflow.compare import first_difference, on_shared_groups
 from bench.metricflow.report import write_report
 from engine import load_layers
+from smq_cli.commands.query_commands import with_time_constraint
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -74,7 +75,8 @@ def our_answer(layer, database: Path, query: dict) -> dict:
         if query.get(form) is None:
             continue
         try:
-            sql = layer.compile(to_smq(query[form]))
+            q = query[form]  # mf query's --start-time / --end-time as `smq query` applies them
+            sql = layer.compile(with_time_constraint(layer, to_smq(q), q.get("start_time"), q.get("end_time")))
         except Exception as exc:  # noqa: BLE001 - a refusal is a verdict
             tried.append(f"{form}: {str(exc).splitlines()[0][:300]}")
             continue

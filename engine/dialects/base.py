@@ -94,6 +94,7 @@ class Dialect:
     default_schema: ClassVar[str | None] = None
     schema_setting: ClassVar[str | None] = None
     executor: ClassVar[str] = ""  # "module:function" in smq_db that builds its executor from a connection mapping
+    full_join: ClassVar[bool] = True  # FULL OUTER JOIN exists (MetricFlow's dimension-only queries across models use it)
     introspector: ClassVar[str | None] = None  # "module:function" in smq_db reading one schema whole (smq init)
     information_schema: ClassVar[bool] = True  # its catalog answers information_schema.tables/columns
     declared_boolean_types: ClassVar[tuple[str, ...]] = ()  # column types that hold booleans though named otherwise

@@ -14,6 +14,7 @@ class MySQL(Dialect):
     engine = Engine.MYSQL
     display = "MySQL/MariaDB"
     aliases = ("mariadb",)
+    full_join = False
     url_schemes = ("mysql", "mariadb")
     default_port = 3306
     schema_setting = "database"

@@ -47,7 +47,8 @@ from .saved import read_saved_queries
 from .vocab import _flag, check_non_additive
 from .yamlpos import YMap, YSeq, where
 
-DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache")
+DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache", "semantics")
+SEMANTICS = ("native", "metricflow")  # database.yml `semantics:` (SemanticLayer.semantics)
 RAW_SQL_KEYS = ("functions", "table_functions")
 CACHE_KEYS = ("ttl_seconds", "refresh_key")
 FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -123,7 +124,24 @@ class _Reader(ElementReader):
             "time_spine": spine,
             "access": (node.get("access"), file, node),
             "cache": self.cache_policy(node, file),
+            "semantics": self.semantics(node, file),
         }
+
+    def semantics(self, node: YMap, file: str) -> str:
+        """`semantics: native | metricflow`: whose meaning the layer answers with where smq and MetricFlow differ."""
+        raw = node.get("semantics")
+        if raw is None:
+            return "native"
+        loc = where(file, node, "semantics", field="semantics")
+        if not isinstance(raw, str):
+            self.errors.add(f"semantics: expected one of {', '.join(SEMANTICS)}, got {_kind(raw)}", loc, code="invalid_shape")
+            return "native"
+        value = raw.strip().lower()
+        if value not in SEMANTICS:
+            self.errors.add(f"semantics: unknown semantics '{raw}' (use native, smq's own, or metricflow, MetricFlow's where "
+                            "the two differ: docs/dbt.md)", loc, code="unknown_semantics", suggestions=nearest(value, SEMANTICS, 1))
+            return "native"
+        return value
 
     def custom_grains(self, spine: YMap, file: str) -> dict[str, CustomGrain]:
         """`time_spine.custom_granularities`: [{name, column}] (MetricFlow's; `column_name` as MetricFlow spells it)."""
@@ -492,6 +510,8 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         for metric in model_metrics:
             if reader._unique(metric.name, metric.location, metric_locs, "metric", f"database '{db['name']}'"):
                 metrics[metric.name] = metric
+    if db.get("semantics") == "metricflow":
+        metrics = {name: with_metricflow_defaults(metric) for name, metric in metrics.items()}
     joins = with_partitions(reader.joins(), models)
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
@@ -512,12 +532,21 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         "sources": sources,
         "rollups": rollups,
         "saved_queries": saved,
+        "semantics": db.get("semantics", "native"),
         "directory": directory,
         "version": reader.hasher.hexdigest()[:16],
         "files": tuple(reader.files),
         **{key: value for key, value in db.items() if key.startswith("raw_sql_")},
     }
     return parts, reader.errors.errors, reader.broken
+
+
+def with_metricflow_defaults(metric: Metric) -> Metric:
+    """`semantics: metricflow`: a cumulative metric that does not say gets MetricFlow's period_agg (`first`) and periods
+    (`nonempty_window`) instead of smq's (`last`, the data's range)."""
+    if metric.type != "cumulative":
+        return metric
+    return replace(metric, period_agg=metric.period_agg or "first", periods=metric.periods or "nonempty_window")
 
 
 Check = Callable[[SemanticLayer], list[LayerError]]

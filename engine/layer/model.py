@@ -453,6 +453,10 @@ class SemanticLayer:
     connection_at: Mapping[str, Location] = field(default_factory=dict)
     # saved_queries.yml: named SMQs run by name (engine/layer/saved.py, engine/resolve/saved.py)
     saved_queries: Mapping[str, Any] = field(default_factory=dict)
+    # database.yml `semantics:` "native" (smq's) or "metricflow" (what `smq import dbt` writes): where the two differ on
+    # purpose, which one the layer answers with (a cumulative metric's default period_agg and periods, a derived
+    # metric's division by zero, the joins of a dimension-only query; docs/dbt.md lists each)
+    semantics: str = "native"
 
     @cached_property
     def has_entities(self) -> bool:

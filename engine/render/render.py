@@ -55,7 +55,8 @@ def _safe_alias(text: str) -> str:
 class JoinTree:
     """The FROM clause of one aggregation: the measure's model and every path from it."""
 
-    def __init__(self, root: Model, paths: list[tuple[DimRef, Path]], layer: SemanticLayer, source_for: SourceFor) -> None:
+    def __init__(self, root: Model, paths: list[tuple[DimRef, Path]], layer: SemanticLayer, source_for: SourceFor,
+                 full: bool = False) -> None:
         self.root = root
         self.layer = layer
         self.source_for = source_for
@@ -82,7 +83,8 @@ class JoinTree:
                 from_alias, to_alias = (parent, alias) if step.forward else (alias, parent)
                 on = exp.and_(*[exp.EQ(this=qualify(left, from_alias), expression=qualify(right, to_alias))
                                 for left, right in step.edge.key_pairs()], copy=False)
-                kwargs = {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
+                # `full`: MetricFlow's dimension-only query across models, FULL OUTER JOIN whatever the edge's type
+                kwargs = {"side": "FULL"} if full else {"side": "LEFT"} if step.edge.type == "left" else {"kind": "INNER"}
                 self.joins.append(exp.Join(this=aliased(source_for(target), alias), on=on, **kwargs))
 
     def alias_of(self, path: Path) -> str:
@@ -210,7 +212,10 @@ class Renderer:
         """(FROM/WHERE select without projection, key expressions, aggregate expressions)."""
         model = self.layer.models[group.model]
         paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
-        tree = JoinTree(model, [(ref, path) for ref, path in group.paths], self.layer, self.source_for)
+        # dimensions only, with `semantics: metricflow`: every model's values, matched or not (MetricFlow FULL OUTER
+        # JOINs them; an engine without FULL JOIN, MySQL/MariaDB, keeps smq's left joins: docs/dbt.md)
+        full = not group.columns and self.layer.semantics == "metricflow" and self.dialect.full_join
+        tree = JoinTree(model, [(ref, path) for ref, path in group.paths], self.layer, self.source_for, full)
 
         @metric_aware  # a metric filter's value is its joined subquery's column
         def render_ref(ref: DimRef) -> exp.Expression:

@@ -198,9 +198,13 @@ class QueryResolver:
 
         if ref.type == "ratio":
             return float_division(side("numerator", ref.numerator or ""), side("denominator", ref.denominator or ""))
-        # derived: the expression with each input (or its alias) replaced, divisions made floating and zero-safe
+        # derived: the expression with each input (or its alias) replaced, divisions made floating and zero-safe; with
+        # `semantics: metricflow` the division is the warehouse's own, as MetricFlow writes the expression (x / 0: inf
+        # on DuckDB, an error on most engines; NULLIF in the expression says NULL)
         assert ref.expr_node is not None
         body = substitute(ref.expr_node, lambda name: wrap(side("input", name)))
+        if self.layer.semantics == "metricflow":
+            return body
         return body.transform(lambda n: float_division(n.this, n.expression) if isinstance(n, exp.Div) else n, copy=False)
 
     def _input(self, name: str | None, field: str) -> MeasureRef | Metric:

@@ -99,7 +99,9 @@ class Converter(MetricMapping):
         metrics = len(mapped)
         database: dict[str, Any] = {"name": self.db_name,
                                     "description": f"Imported from a {self.sources.origin} by smq import dbt.",
-                                    "dialect": self.dialect}
+                                    "dialect": self.dialect,
+                                    # MetricFlow's meaning where smq's differs on purpose (docs/dbt.md); `native` for smq's
+                                    "semantics": "metricflow"}
         spine = self.time_spine()
         if spine:
             database["time_spine"] = spine

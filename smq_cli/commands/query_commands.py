@@ -1,5 +1,6 @@
 """`smq query`: compile an SMQ and run it on the layer's database, printing the rows (MetricFlow's
-`mf query` habits: --metrics, --group-by, --where, --order-by, --limit, --explain)."""
+`mf query` habits: --metrics, --group-by, --where, --start-time/--end-time, --order(-by), --limit, --saved-query,
+--explain with --show-dataflow-plan, --csv FILE, --decimals, --quiet)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import csv
 import io
 import json
 import sys
+from decimal import Decimal
 from typing import Any
 
 import engine
@@ -32,15 +34,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--group-by", help="comma-separated dimensions, entities or metric_time[__grain]")
     p.add_argument("--where", action="append", default=[], metavar="FILTER",
                    help="a filter (SQL predicate over element names, or MetricFlow's {{ Dimension(...) }}); repeatable")
-    p.add_argument("--order-by", help="comma-separated names, '-' before one for descending")
-    p.add_argument("--limit", type=int, help="at most this many rows")
+    p.add_argument("--start-time", metavar="TIME",
+                   help="keep metric_time from this ISO 8601 date or timestamp on, widened to the start of its period of the "
+                        "query's grain (mf query's, inclusive)")
+    p.add_argument("--end-time", metavar="TIME",
+                   help="keep metric_time up to this ISO 8601 date or timestamp, widened to the end of its period (inclusive)")
+    p.add_argument("--order-by", "--order", dest="order_by",
+                   help="comma-separated names, '-' before one for descending (--order: mf query's spelling)")
+    p.add_argument("--limit", type=_limit, help="at most this many rows")
     p.add_argument("--role", help="run as this access role (row filters, hidden elements)")
     p.add_argument("--format", choices=FORMATS, default="table", help="how rows are printed (default: table)")
+    p.add_argument("--csv", metavar="FILE", help="write the rows to FILE as CSV (mf query's), printing one line about it")
+    p.add_argument("--decimals", type=_decimals, metavar="N",
+                   help="print non-integer numbers in the table with N digits after the point (mf query's)")
+    p.add_argument("--quiet", action="store_true", help="print the rows only: no row count, no line about --csv")
     p.add_argument("--explain", action="store_true", help="print the SQL instead of running it")
+    p.add_argument("--show-dataflow-plan", action="store_true",
+                   help="with --explain: the resolved query and the plan (smq explain's outline) as SQL comments before the SQL")
+    p.add_argument("--display-plans", action="store_true", help=argparse.SUPPRESS)  # mf query's: refused with why
+    p.add_argument("--show-sql-descriptions", action="store_true", help=argparse.SUPPRESS)  # mf query's: refused with why
     p.add_argument("--dialect", help="with --explain: the SQL dialect (default: the database's own)")
     p.add_argument("--no-rollups", dest="rollups", action="store_false", help="answer from the facts, never from a rollup")
     p.add_argument("smq", nargs="?", help="a whole SMQ instead of the options: JSON, @file.json or - for stdin")
     p.set_defaults(func=cmd_query)
+
+
+def _limit(text: str) -> int:
+    """--limit: a count of rows (mf query's message names the option and the format, so does this)."""
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a whole number of rows (0 or more), got '{text}'")
+    return int(text)
+
+
+def _decimals(text: str) -> int:
+    if not text.strip().isdigit():
+        raise argparse.ArgumentTypeError(f"expected a number of digits after the point (0 or more), got '{text}'")
+    return int(text)
 
 
 def _names(text: str | None) -> list[str]:
@@ -56,8 +85,10 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
     if args.smq is not None:
         given = [flag for flag, key in (("--metrics", "metrics"), ("--group-by", "group_by"), ("--where", "filters"),
                                         ("--order-by", "order_by")) if options[key]]
-        if given or args.limit is not None:
-            flags = given + (["--limit"] if args.limit is not None else [])
+        given += [flag for flag, value in (("--start-time", args.start_time), ("--end-time", args.end_time),
+                                           ("--limit", args.limit)) if value is not None]
+        if given:
+            flags = given
             raise QueryError(f"give the query either as an SMQ or as options, not both ({', '.join(flags)} with an SMQ)",
                              code="bad_arguments")
         whole = read_smq(args.smq)
@@ -83,9 +114,13 @@ def cmd_query(args: argparse.Namespace) -> int:
     from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
     from smq_db.open import open_for_layer
 
+    _check_flags(args)
     smq = build_smq(args)
     layer = engine.load_layers(models_dir(args))[args.db]
+    smq = with_time_constraint(layer, smq, args.start_time, args.end_time)
     if args.explain:
+        if args.show_dataflow_plan:
+            print(plan_comment(layer, smq, args.dialect, args.role, args.rollups))
         print(compiled_text(layer, smq, args.dialect, args.role, args.rollups))
         return ExitCode.OK
     if args.dialect:
@@ -108,7 +143,9 @@ def cmd_query(args: argparse.Namespace) -> int:
     finally:
         executor.close()
     try:
-        text = render(result.columns, result.rows, args.format)
+        if args.csv:
+            return write_csv(args.csv, result.columns, result.rows, args.quiet)
+        text = render(result.columns, result.rows, args.format, args.decimals, args.quiet)
     except MemoryError:
         print(f"smq: {layer.name}: the rows do not fit in this process's memory to be printed; add a limit",
               file=sys.stderr)
@@ -116,6 +153,80 @@ def cmd_query(args: argparse.Namespace) -> int:
     sys.stdout.write(text)
     if result.truncated:
         print(f"smq: only the first {MAX_ROWS:,} rows are shown; add a limit", file=sys.stderr)
+    return ExitCode.OK
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """mf query's options that have no meaning here, or only with another one, are refused with why."""
+    if args.display_plans:
+        raise QueryError("--display-plans (mf query's plan drawn in a browser) is not offered: --explain "
+                         "--show-dataflow-plan prints the plan as text", code="bad_arguments")
+    if args.show_sql_descriptions:
+        raise QueryError("--show-sql-descriptions is not offered: smq's SQL has no node descriptions to inline; "
+                         "--explain --show-dataflow-plan prints the resolved query and the plan before it", code="bad_arguments")
+    if args.show_dataflow_plan and not args.explain:
+        raise QueryError("--show-dataflow-plan only applies with --explain (as in mf query)", code="bad_arguments")
+    if args.csv and args.explain:
+        raise QueryError("--csv writes rows; with --explain there are none (print the SQL, or drop --explain)",
+                         code="bad_arguments")
+    if args.csv and args.format != "table":
+        raise QueryError(f"give either --csv FILE or --format {args.format}, not both", code="bad_arguments")
+
+
+def with_time_constraint(layer: Any, smq: dict[str, Any], start: str | None, end: str | None) -> dict[str, Any]:
+    """--start-time / --end-time as MetricFlow's time constraint: one more filter on metric_time (time_constraint.py)."""
+    if start is None and end is None:
+        return smq
+    from .time_constraint import time_constraint
+
+    body = smq
+    if "saved_query" in smq:  # its own group_by decides the grain
+        saved = layer.semantic.saved_queries.get(smq["saved_query"])
+        body = dict(saved.query) if saved is not None else {}
+    metrics = [layer.semantic.metrics.get(name) for name in body.get("metrics") or () if isinstance(name, str)]
+    shifted = next((m.name for m in metrics if m is not None and _reads_at_offset(layer.semantic.metrics, m.name)), None)
+    if shifted:
+        raise QueryError(f"--start-time / --end-time with metric {shifted}, which reads an input at an offset: MetricFlow "
+                         "constrains only its periods and reads the shifted rows outside the range, which a filter cannot "
+                         "say; filter on metric_time with --where instead (it restricts the rows read too)", code="bad_arguments")
+    found = time_constraint(start, end, [g for g in body.get("group_by") or () if isinstance(g, str)],
+                            [m.time_grain for m in metrics if m is not None])
+    return {**smq, "filters": [*smq.get("filters", ()), found]} if found else smq
+
+
+def _reads_at_offset(metrics: Any, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a metric, or any metric it is computed from, reads an input at an offset."""
+    metric = metrics.get(name)
+    if metric is None or name in seen:
+        return False
+    if any(spec.offset is not None for spec in metric.input_specs):
+        return True
+    return any(_reads_at_offset(metrics, child, seen | {name}) for child in metric.inputs())
+
+
+def plan_comment(layer: Any, smq: Any, dialect: str | None, role: str | None, rollups: bool) -> str:
+    """smq explain's outline of the resolved query and the plan, as SQL comments (mf query's --show-dataflow-plan)."""
+    from .explain_command import render_text
+
+    if layer.rollups and rollups:
+        from smq_db.rollups import refresh_states
+
+        refresh_states(layer)  # which rollups are built, as `smq explain` reads them
+    report = layer.explain(smq, dialect=dialect, role=role, rollups=rollups)
+    outline = render_text(report).split("\n\nSQL (")[0]
+    return "\n".join(f"-- {line}".rstrip() for line in outline.splitlines()) + "\n"
+
+
+def write_csv(path: str, columns: list[str], rows: list[list[Any]], quiet: bool) -> int:
+    """--csv FILE: the rows as CSV in FILE (mf query's), a line saying so unless --quiet."""
+    try:
+        with open(path, "w", encoding="utf-8", newline="") as out:
+            out.write(render(columns, rows, "csv"))
+    except OSError as err:
+        print(f"smq: --csv: cannot write {path}: {err.strerror or err}", file=sys.stderr)
+        return ExitCode.BAD_INPUT
+    if not quiet:
+        print(f"wrote {len(rows)} row{'s' if len(rows) != 1 else ''} to {path}", file=sys.stderr)
     return ExitCode.OK
 
 
@@ -133,7 +244,7 @@ def compiled_text(layer: Any, smq: Any, dialect: str | None, role: str | None, r
     return f"-- answered from rollup(s) {', '.join(found.rollups)}, on {where}\n{found.sql}"
 
 
-def render(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
+def render(columns: list[str], rows: list[list[Any]], fmt: str, decimals: int | None = None, quiet: bool = False) -> str:
     if fmt == "json":
         return json.dumps({"columns": columns, "rows": rows}, default=str) + "\n"
     if fmt == "csv":
@@ -142,12 +253,14 @@ def render(columns: list[str], rows: list[list[Any]], fmt: str) -> str:
         writer.writerow(columns)
         writer.writerows([["" if v is None else v for v in row] for row in rows])
         return out.getvalue()
-    return table(columns, rows)
+    return table(columns, rows, decimals, quiet)
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, decimals: int | None = None) -> str:
     if value is None:
         return "NULL"
+    if decimals is not None and (isinstance(value, float) or isinstance(value, Decimal) and value != value.to_integral_value()):
+        return f"{value:,.{decimals}f}"  # --decimals: fixed point, as mf query prints non-integers
     if isinstance(value, float):
         return f"{value:.6g}" if abs(value) >= 1e15 or (value and abs(value) < 1e-4) else f"{value:,.4f}".rstrip("0").rstrip(".")
     if isinstance(value, bool):
@@ -157,9 +270,9 @@ def _cell(value: Any) -> str:
     return str(value)
 
 
-def table(columns: list[str], rows: list[list[Any]]) -> str:
-    """A plain aligned table: numbers right-aligned, NULL spelled out, the row count below."""
-    cells = [[_cell(v) for v in row] for row in rows]
+def table(columns: list[str], rows: list[list[Any]], decimals: int | None = None, quiet: bool = False) -> str:
+    """A plain aligned table: numbers right-aligned, NULL spelled out, the row count below (not with --quiet)."""
+    cells = [[_cell(v, decimals) for v in row] for row in rows]
     numeric = [all(isinstance(row[i], (int, float)) and not isinstance(row[i], bool) for row in rows if row[i] is not None)
                for i in range(len(columns))]
     widths = [max([len(c)] + [len(row[i]) for row in cells]) for i, c in enumerate(columns)]
@@ -169,5 +282,6 @@ def table(columns: list[str], rows: list[list[Any]]) -> str:
 
     out = [line(columns), "  ".join("-" * w for w in widths)]
     out += [line(row) for row in cells]
-    out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
+    if not quiet:
+        out.append(f"({len(rows)} row{'s' if len(rows) != 1 else ''})")
     return "\n".join(out) + "\n"

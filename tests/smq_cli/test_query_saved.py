@@ -41,3 +41,14 @@ def test_a_wrong_saved_query_is_a_clear_error(saved_models: Path, capsys: pytest
     code, _, err = run(saved_models, capsys, "--saved-query", "orders_by_channel", "--metrics", "x")
     assert code != 0 and "--metrics cannot be given with --saved-query" in err
     assert "Traceback" not in err
+
+
+def test_a_saved_query_takes_a_time_constraint(saved_models: Path, capsys: pytest.CaptureFixture[str], duckdb_runner) -> None:
+    """--start-time / --end-time on a saved query, as mf query takes them: its own group_by decides the grain (day here)."""
+    code, out, _ = run(saved_models, capsys, "--saved-query", "orders_by_channel", "--start-time", "2024-03-01",
+                       "--end-time", "2024-03-31T23:00:00", "--format", "json")
+    _, expected = duckdb_runner("SELECT channel, COUNT(*) FROM orders WHERE order_date::DATE BETWEEN '2024-03-01' AND '2024-03-31' "
+                                "GROUP BY channel ORDER BY channel")
+    assert code == 0 and json.loads(out)["rows"] == [list(r) for r in expected]
+    code, _, err = run(saved_models, capsys, '{"metrics": ["OrdersModel__orderCount"]}', "--start-time", "2024-03-01")
+    assert code == 2 and "not both (--start-time with an SMQ)" in err

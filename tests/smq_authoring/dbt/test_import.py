@@ -67,9 +67,10 @@ CASES = [
     ({"metrics": ["identity_verifications"], "group_by": ["user__home_state"]},
      "SELECT u.home_state, SUM(1) FROM fct_id_verifications v LEFT JOIN dim_users u "
      "ON v.user_id = u.user_id AND v.ds_partitioned = u.ds_partitioned GROUP BY 1"),
-    # dimensions only, across models, in either order: walked from the model whose joins reach the other
+    # dimensions only, across models, in either order: walked from the model whose joins reach the other, FULL OUTER
+    # (the import's `semantics: metricflow`, as MetricFlow: users without listings too)
     ({"group_by": ["user__home_state_latest", "listing__country_latest"]},
-     "SELECT u.home_state_latest, l.country FROM dim_listings_latest l LEFT JOIN dim_users_latest u "
+     "SELECT u.home_state_latest, l.country FROM dim_listings_latest l FULL OUTER JOIN dim_users_latest u "
      "ON l.user_id = u.user_id GROUP BY 1, 2"),
     # fill_nulls_with / join_to_timespine on a cumulative metric's measure input: 0 on every spine day of the range
     ({"metrics": ["every_two_days_bookers_fill_nulls_with_0"], "group_by": ["metric_time__day"],
@@ -266,9 +267,11 @@ def test_a_dbt_project_imports_and_answers(dbt_project: Path, shop_db: Path, tmp
     assert capsys.readouterr().out.strip() == ("shop_dbt: imported 2 model(s), 5 metric(s), 1 join(s), 0 saved queries "
                                                "from a dbt project")
     config = yaml.safe_load((models / "shop_dbt" / "database.yml").read_text(encoding="utf-8"))
+    assert config["semantics"] == "metricflow"  # MetricFlow's meaning where smq's differs (docs/dbt.md)
     config["connection"] = {"backend": "duckdb", "path": str(shop_db)}
     (models / "shop_dbt" / "database.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     layer = load_layers(models)["shop_dbt"]
+    assert layer.semantic.semantics == "metricflow"
     with duckdb.connect(str(shop_db), read_only=True) as conn:
         run = lambda smq: conn.execute(layer.compile(smq)).fetchall()  # noqa: E731
         assert run({"metrics": ["food_revenue", "revenue_per_order"]}) == [(18.0, 9.0)]  # orders 1 and 4

@@ -49,9 +49,10 @@ CASES = [
     # the listings model's own entity: local, by the year of its default time dimension (created_at)
     ({"metrics": ["listings"], "group_by": ["listing__country_latest", "metric_time__year"]},
      "SELECT country, DATE_TRUNC('year', created_at)::DATE, COUNT(*) FROM dim_listings_latest GROUP BY 1, 2"),
-    # dimensions only: the distinct combinations, across models through the entities' joins
+    # dimensions only: the distinct combinations, across models through the entities' joins; the import's
+    # `semantics: metricflow` joins them FULL OUTER, as MetricFlow (users without listings too)
     ({"group_by": ["listing__country_latest", "listing__user__home_state_latest"]},
-     "SELECT DISTINCT l.country, u.home_state_latest FROM dim_listings_latest l LEFT JOIN dim_users_latest u ON l.user_id = u.user_id"),
+     "SELECT DISTINCT l.country, u.home_state_latest FROM dim_listings_latest l FULL OUTER JOIN dim_users_latest u ON l.user_id = u.user_id"),
     # an Entity template
     ({"metrics": ["bookings"], "filters": ["{{ Entity('listing') }} IS NULL"]},
      "SELECT SUM(1) FROM fct_bookings WHERE listing_id IS NULL"),
