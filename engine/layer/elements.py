@@ -40,6 +40,8 @@ from .vocab import FILLED_KINDS, MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_
 from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
+# a cumulative window may count hours, minutes or seconds too (periods of a generated finer spine: render/spine_periods.py)
+TIME_WINDOW_RULE = re.compile(r"\s*(\d+)\s+(second|minute|hour|day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 DIMENSION_KEYS = ("name", "type", "description", "label", "meta", "expr", "time_granularity", "is_partition")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "label", "meta", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
@@ -273,9 +275,9 @@ class ElementReader(BaseReader):
             if window_text and grain:
                 self.errors.add(f"{field}: give 'window' or 'grain_to_date', not both", loc, code="invalid_metric")
             if window_text:
-                m = WINDOW_RULE.match(window_text)
+                m = TIME_WINDOW_RULE.match(window_text)
                 if not m or int(m.group(1)) < 1:
-                    self.errors.add(f"{field}.window: '{window_text}' is not a window; write e.g. '7 days' or '3 months'",
+                    self.errors.add(f"{field}.window: '{window_text}' is not a window; write e.g. '7 days', '3 months' or '2 hours'",
                                     where(file, node, "window", field=f"{field}.window"), code="invalid_metric")
                 else:
                     fields["window"] = Window(int(m.group(1)), m.group(2).lower())
@@ -294,10 +296,10 @@ class ElementReader(BaseReader):
                                 where(file, node, "periods", field=f"{field}.periods"),
                                 code="invalid_metric", suggestions=nearest(periods, PERIODS, 1))
             if grain:
-                if grain not in GRAINS:
-                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(GRAINS)})",
+                if grain not in TIME_GRAINS:
+                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(TIME_GRAINS)})",
                                     where(file, node, "grain_to_date", field=f"{field}.grain_to_date"), code="invalid_metric",
-                                    suggestions=nearest(grain, GRAINS, 1))
+                                    suggestions=nearest(grain, TIME_GRAINS, 1))
                 else:
                     fields["grain_to_date"] = grain
         fields.update(metric_params(self, node, kind, file, field))

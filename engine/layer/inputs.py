@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Location, nearest
-from .model import GRAINS, MetricInput, Offset, Window
+from .model import TIME_GRAINS, MetricInput, Offset, Window
 from .reader import NAME_RULE
 from .yamlpos import where
 
@@ -27,7 +27,7 @@ __all__ = ["INPUT_KEYS", "MetricInput", "Offset", "read_input", "input_named", "
 
 INPUT_KEYS = ("name", "alias", "filters", "offset_window", "offset_to_grain", "description")  # a derived input
 SIDE_KEYS = ("name", "filters")  # a ratio side
-_WINDOW = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
+_WINDOW = re.compile(r"\s*(\d+)\s+(second|minute|hour|day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 
 def read_input(reader: ElementReader, role: str, item: Any, file: str, field: str, parent: Any, key: Any) -> MetricInput | None:
@@ -64,10 +64,10 @@ def _offset(reader: ElementReader, entry: YMap, file: str, ifield: str) -> Offse
         else:
             return Offset(window=Window(int(m.group(1)), m.group(2).lower()))
     elif grain:
-        if grain not in GRAINS:
-            reader.errors.add(f"{ifield}.offset_to_grain: unknown grain '{grain}' (use {', '.join(GRAINS)})",
+        if grain not in TIME_GRAINS:
+            reader.errors.add(f"{ifield}.offset_to_grain: unknown grain '{grain}' (use {', '.join(TIME_GRAINS)})",
                               where(file, entry, "offset_to_grain", field=f"{ifield}.offset_to_grain"), code="invalid_metric",
-                              suggestions=nearest(grain, GRAINS, 1))
+                              suggestions=nearest(grain, TIME_GRAINS, 1))
         else:
             return Offset(to_grain=grain)
     return None

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING, cast
 from sqlglot import exp
 
 from ..dialects.base import Dialect
-from ..layer.model import GRAINS, SUM_OF_COUNTS
+from ..layer.model import GRAINS, SUB_DAILY_GRAINS, SUM_OF_COUNTS, TIME_GRAINS
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, cumulative_metric, qualify
-from .sqltree import aliased, col, ident
+from .spine_periods import spine_at
+from .sqltree import col, ident
 
 if TYPE_CHECKING:
     from ..resolve.resolved import Aggregation
@@ -54,13 +55,14 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     # a date part of the time dimension is the period's (computed from it), as its grains are
     is_time = [ref.dimension.qualified_name == metric.time_dimension for ref in keys]
     grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t and not ref.date_part]  # planned: one at least
-    period_grain = min(grains, key=GRAINS.index)
+    period_grain = min(grains, key=TIME_GRAINS.index)
+    sub_daily = period_grain in SUB_DAILY_GRAINS  # periods of a generated finer spine (spine_periods.py)
     nonempty = metric.periods == "nonempty_window"
     # a week beside a month, quarter or year (or a date part that changes within the finest period): the periods are
     # their intersections, as MetricFlow partitions by every time key (the week of 2024-09-30 is Sep 30 in Q3 and
     # Oct 1-6 in Q4), so the values are taken per day, then per intersection
     straddles = any(not _constant_within(period_grain, ref) for ref, t in zip(keys, is_time) if t)
-    daily = period_grain != "day" and (metric.period_agg == "average" or nonempty or straddles)
+    daily = period_grain != "day" and not sub_daily and (metric.period_agg == "average" or nonempty or straddles)
     step = "day" if daily else period_grain  # the grain of the spine periods joined to the rows
 
     # the rows: the time dimension's day, the other keys, each aggregate's input
@@ -69,7 +71,8 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     conditions = [renderer.filter_expr(f, render_ref) for f in row_filters]
     if conditions:
         query = query.where(*conditions, copy=False)
-    day = dialect.to_date(qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)])))
+    row_time = qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)]))
+    day = dialect.truncate(row_time, step) if sub_daily else dialect.to_date(row_time)  # below a day: the row's period
     projection = []
     if group.dedupe:
         projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
@@ -82,6 +85,11 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         rows = rows.distinct(copy=False)
 
     rows_name, periods_name = f"{group.id}_rows", f"{group.id}_periods"
+
+    def shift(value: exp.Expression, count: int, unit: str) -> exp.Expression:
+        """A period moved by a window: below a day a timestamp stays one, whatever the window's unit."""
+        return dialect.shift_time(value, count, unit) if sub_daily else dialect.shift(value, count, unit)
+
     spine = renderer.layer.time_spine
     assert spine is not None, "validated: a cumulative metric needs a time spine"
     spine_col = col(spine.column, "spine")
@@ -97,29 +105,32 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         else:
             bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=dialect.shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
+        bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
     elif metric.grain_to_date:
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=dialect.shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
+        bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
+    # below a day, the days the generated spine multiplies out: those of the bounds above (each a necessary condition)
+    days = [(exp.GTE if isinstance(b, exp.GTE) else exp.LTE)(this=spine_col.copy(), expression=dialect.to_date(b.expression.copy()))
+            for b in bounds] if sub_daily else []
     if read is None:
         bounds += [renderer.filter_expr(f, renderer.on_spine(spine_col)) for f in time_filters]
     else:  # only the periods an offset looks up (the days of those periods when daily)
         bounds.append(exp.In(this=dialect.truncate(spine_col.copy(), period_grain), query=exp.Subquery(this=read)))
     periods = (
         exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True)])
-        .from_(aliased(spine.table_node, "spine"), copy=False)
+        .from_(spine_at(spine, dialect, step, days), copy=False)
         .where(*bounds, copy=False)
         .distinct(copy=False)
     )
 
     period = col("period", "p")
     # the window ends with the period's last day, or its first with `period_agg: first` (MetricFlow's default)
-    next_start = dialect.add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else step)
+    next_start = dialect.add_interval(period.copy(), 1, "day" if metric.period_agg == "first" and not sub_daily else step)
     on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
     if metric.window is not None:
         # a month step past a month's end lands on its last day on every engine (SQLite's date() rolls over)
-        on.append(exp.GTE(this=col("t", "r"), expression=dialect.shift(next_start.copy(), -metric.window.count, metric.window.unit)))
+        on.append(exp.GTE(this=col("t", "r"), expression=shift(next_start.copy(), -metric.window.count, metric.window.unit)))
     elif metric.grain_to_date:
-        period_end = dialect.add_interval(next_start.copy(), -1, "day")
+        period_end = dialect.add_interval(next_start.copy(), -1, step if sub_daily else "day")
         on.append(exp.GTE(this=col("t", "r"), expression=dialect.truncate(period_end, metric.grain_to_date)))
     other_keys = any(not t for t in is_time)
     ctes: CTEs = [(rows_name, rows), (periods_name, periods)]
@@ -171,7 +182,7 @@ _PART_GRAIN = {"year": "year", "quarter": "quarter", "month": "month", "day": "d
 def _constant_within(period_grain: str, ref: DimRef) -> bool:
     """Is this time key one value over each period of the finest grain (a coarser grain containing it)?"""
     grain = _PART_GRAIN[ref.date_part] if ref.date_part else (ref.grain or "day")
-    if period_grain == "day" or grain == period_grain:
+    if period_grain in ("day", *SUB_DAILY_GRAINS) or grain == period_grain:
         return True
     return period_grain != "week" and grain != "week" and GRAINS.index(grain) >= GRAINS.index(period_grain)
 

@@ -17,30 +17,35 @@ from sqlglot import exp
 from ..dialects.base import Dialect
 from ..errors import Location, QueryError
 from ..layer.inputs import Offset
-from ..layer.model import GRAINS, Dimension
+from ..layer.model import SUB_DAILY_GRAINS, TIME_GRAINS, Dimension
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from ..resolve.offsets import offset_join_grain
 from ..resolve.resolved import Aggregation
 from .cumulative import cumulative_ctes
 from .render import JoinTree, Renderer, cumulative_metric, cumulative_of, qualify
+from .spine_periods import spine_at
 from .sqltree import aliased, col, ident
 
 
 def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
     """Day, or the queried grain where the offset moves whole periods of it (plan/offsets.py offset_join_grain)."""
     grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
-    finest = min(grains, key=GRAINS.index) if grains else "day"
+    finest = min(grains, key=TIME_GRAINS.index) if grains else "day"
     grain = offset_join_grain(offset, finest)
     assert grain is not None, "planned: nested offsets the spine cannot join exactly are refused"
     return grain
 
 
-def read_period(period: exp.Expression, offset: Offset, dialect: Dialect) -> exp.Expression:
-    """The period a spine period reads: each step of the offset applied in turn (outermost first)."""
+def read_period(period: exp.Expression, offset: Offset, dialect: Dialect, sub_daily: bool = False) -> exp.Expression:
+    """The period a spine period reads: each step of the offset applied in turn (outermost first); `sub_daily`:
+    the periods are timestamps (an hour moved by a day stays an hour)."""
     for step in offset.steps:
-        period = (dialect.shift(period, -step.window.count, step.window.unit) if step.window is not None
-                  else dialect.truncate(period, str(step.to_grain)))
+        if step.window is not None:
+            shift = dialect.shift_time if sub_daily else dialect.shift
+            period = shift(period, -step.window.count, step.window.unit)
+        else:
+            period = dialect.truncate(period, str(step.to_grain))
     return period
 
 
@@ -57,7 +62,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     spine_col = col(spine.column, "spine")
     periods_name = f"{group.id}_periods"
     period_expr = dialect.truncate(spine_col, grain)  # a DATE, as the other aggregations group by
-    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"), copy=False)
+    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(spine_at(spine, dialect, grain), copy=False)
     if grain != "day":
         periods = periods.distinct(copy=False)
 
@@ -74,7 +79,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
 
     row_time = qualify(dim.node, tree.root_alias)
     row_period = dialect.to_date(row_time) if grain == "day" else dialect.truncate(row_time, grain)
-    on = exp.EQ(this=read_period(period.copy(), offset, dialect), expression=row_period)
+    on = exp.EQ(this=read_period(period.copy(), offset, dialect, grain in SUB_DAILY_GRAINS), expression=row_period)
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]

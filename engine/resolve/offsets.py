@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ..errors import Location, QueryError
-from ..layer.model import GRAINS, Metric, MetricInput, Offset, SemanticLayer
+from ..layer.model import SUB_DAILY_GRAINS, TIME_GRAINS, Metric, MetricInput, Offset, SemanticLayer
 from .resolved import Aggregation, CumulativeRead
 
 if TYPE_CHECKING:
@@ -66,8 +66,8 @@ def check_offset_keys(layer: SemanticLayer, group: Aggregation, offset: Offset, 
         raise QueryError(f"an offset input ({offset}, measure {measure.qualified_name}) needs metric_time (or {dim.qualified_name}) "
                          "in group_by, at any grain or date part", code="missing_time_dimension", location=Location(field=origin))
     grains = [ref.grain or "day" for ref in group.keys if ref.dimension is dim and not ref.keys and not ref.date_part] or ["day"]
-    if offset.then is not None and offset_join_grain(offset, min(grains, key=GRAINS.index)) is None:
-        finest = min(grains, key=GRAINS.index)
+    if offset.then is not None and offset_join_grain(offset, min(grains, key=TIME_GRAINS.index)) is None:
+        finest = min(grains, key=TIME_GRAINS.index)
         raise QueryError(f"measure {measure.qualified_name} is read at nested offsets ({offset}); by {finest} this is "
                          f"supported when each offset of a metric moves whole {finest}s and an offset of a measure or simple "
                          f"metric counts in {finest}s: group {dim.qualified_name} by day (metric_time__day), where any "
@@ -97,8 +97,8 @@ def offset_join_grain(offset: Offset, finest: str) -> str | None:
     step on a measure's rows (if any) counts in that grain. A single offset of a measure (or simple metric) joins
     at its own grain when the query uses it, else by day; a single offset of a derived metric by a window that is
     not whole periods keeps the per-measure day join (docs/semantic-layer.md, "Where we differ")."""
-    if finest == "day":
-        return "day"
+    if finest == "day" or finest in SUB_DAILY_GRAINS:  # the finest period: every step composes period by period
+        return finest
     steps = offset.steps
     if len(steps) == 1 and not steps[0].on_metric:
         return finest if steps[0].grain == finest else "day"

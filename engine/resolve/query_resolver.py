@@ -385,7 +385,7 @@ class QueryResolver:
         custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
         named = [(r, f"group_by[{i}]") for i, r in enumerate(group_keys)]
         named += [(r, f.field) for f in where for r in f.dimension_refs()]
-        fine = next(((r, at) for r, at in named if r.grain in SUB_DAILY_GRAINS or r.grain in custom), None)
+        fine = next(((r, at) for r, at in named if r.grain in custom), None)
         if fine is None:
             return
         what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset()))), None)
