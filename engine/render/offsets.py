@@ -74,6 +74,8 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
         if ref.dimension is dim and not ref.keys:  # the shifted axis: the spine's period
             if ref.date_part:
                 return dialect.date_part(period.copy(), ref.date_part)
+            if ref.grain is None and grain in SUB_DAILY_GRAINS:  # the time itself: below a day, the finest period
+                return period.copy()
             return period.copy() if (ref.grain or "day") == grain else dialect.truncate(period.copy(), ref.grain or "day")
         return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 

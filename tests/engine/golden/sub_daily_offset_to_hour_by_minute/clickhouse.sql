@@ -144,7 +144,7 @@ WITH "f0_periods" AS (
   INNER JOIN "f0_periods" AS "p"
     ON toDateTime64(toStartOfHour("p"."period"), 6) = toDateTime64(toStartOfMinute("payments".paid_at), 6)
   WHERE
-    toDate("p"."period") BETWEEN CAST('2024-06-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-06-03 00:00:00' AS Nullable(DateTime))
+    "p"."period" BETWEEN CAST('2024-06-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-06-03 00:00:00' AS Nullable(DateTime))
     AND "payments".paid_at BETWEEN CAST('2024-06-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-06-03 00:00:00' AS Nullable(DateTime))
   GROUP BY
     "p"."period"

@@ -144,7 +144,7 @@ WITH `f0_periods` AS (
   INNER JOIN `f0_periods` AS `p`
     ON CAST(DATE_FORMAT(`p`.`period`, '%Y-%m-%d %H:00:00') AS DATETIME) = CAST(DATE_FORMAT(`payments`.paid_at, '%Y-%m-%d %H:%i:00') AS DATETIME)
   WHERE
-    DATE(`p`.`period`) BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
+    `p`.`period` BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
     AND `payments`.paid_at BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
   GROUP BY
     `p`.`period`

@@ -146,7 +146,7 @@ WITH "f0_periods" AS (
   INNER JOIN "f0_periods" AS "p"
     ON STRFTIME('%Y-%m-%d %H:00:00', "p"."period") = STRFTIME('%Y-%m-%d %H:%M:00', "payments".paid_at)
   WHERE
-    DATE("p"."period") BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
+    "p"."period" BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
     AND "payments".paid_at BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
   GROUP BY
     "p"."period"

@@ -83,7 +83,7 @@ WITH "f0_periods" AS (
   INNER JOIN "f0_periods" AS "p"
     ON addDays(toDateTime64("p"."period", 6), -1) = toDateTime64(toStartOfHour("payments".paid_at), 6)
   WHERE
-    toDate("p"."period") BETWEEN CAST('2024-02-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-02-10 00:00:00' AS Nullable(DateTime))
+    "p"."period" BETWEEN CAST('2024-02-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-02-10 00:00:00' AS Nullable(DateTime))
     AND "payments".paid_at BETWEEN CAST('2024-02-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-02-10 00:00:00' AS Nullable(DateTime))
   GROUP BY
     "p"."period",

@@ -83,7 +83,7 @@ WITH `f0_periods` AS (
   INNER JOIN `f0_periods` AS `p`
     ON DATE_ADD(CAST(`p`.`period` AS DATETIME), INTERVAL -1 DAY) = CAST(DATE_FORMAT(`payments`.paid_at, '%Y-%m-%d %H:00:00') AS DATETIME)
   WHERE
-    DATE(`p`.`period`) BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
+    `p`.`period` BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
     AND `payments`.paid_at BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
   GROUP BY
     `p`.`period`,

@@ -87,7 +87,7 @@ WITH "f0_periods" AS (
       -1
     ) || ' days') = STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
   WHERE
-    DATE("p"."period") BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
+    "p"."period" BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
     AND "payments".paid_at BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
   GROUP BY
     "p"."period",

@@ -82,7 +82,7 @@ WITH `f0_periods` AS (
   INNER JOIN `f0_periods` AS `p`
     ON TIMESTAMP_ADD(CAST(`p`.`period` AS DATETIME), INTERVAL -1 HOUR) = TIMESTAMP_TRUNC(`payments`.paid_at, HOUR)
   WHERE
-    DATE(`p`.`period`) < CAST('2023-01-15 00:00:00' AS DATETIME)
+    `p`.`period` < CAST('2023-01-15 00:00:00' AS DATETIME)
     AND `payments`.paid_at < CAST('2023-01-15 00:00:00' AS DATETIME)
   GROUP BY
     `p`.`period`

@@ -82,7 +82,7 @@ WITH "f0_periods" AS (
   INNER JOIN "f0_periods" AS "p"
     ON addHours(toDateTime64("p"."period", 6), -1) = toDateTime64(toStartOfHour("payments".paid_at), 6)
   WHERE
-    toDate("p"."period") < CAST('2023-01-15 00:00:00' AS Nullable(DateTime))
+    "p"."period" < CAST('2023-01-15 00:00:00' AS Nullable(DateTime))
     AND "payments".paid_at < CAST('2023-01-15 00:00:00' AS Nullable(DateTime))
   GROUP BY
     "p"."period"

@@ -82,7 +82,7 @@ WITH `f0_periods` AS (
   INNER JOIN `f0_periods` AS `p`
     ON DATE_ADD(CAST(`p`.`period` AS DATETIME), INTERVAL -1 HOUR) = CAST(DATE_FORMAT(`payments`.paid_at, '%Y-%m-%d %H:00:00') AS DATETIME)
   WHERE
-    DATE(`p`.`period`) < '2023-01-15 00:00:00'
+    `p`.`period` < '2023-01-15 00:00:00'
     AND `payments`.paid_at < '2023-01-15 00:00:00'
   GROUP BY
     `p`.`period`

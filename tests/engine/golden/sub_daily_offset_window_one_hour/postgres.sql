@@ -82,7 +82,7 @@ WITH "f0_periods" AS (
   INNER JOIN "f0_periods" AS "p"
     ON CAST("p"."period" AS TIMESTAMP) + INTERVAL '-1 HOUR' = CAST(DATE_TRUNC('hour', "payments".paid_at) AS TIMESTAMP)
   WHERE
-    CAST("p"."period" AS DATE) < CAST('2023-01-15 00:00:00' AS TIMESTAMP)
+    "p"."period" < CAST('2023-01-15 00:00:00' AS TIMESTAMP)
     AND "payments".paid_at < CAST('2023-01-15 00:00:00' AS TIMESTAMP)
   GROUP BY
     "p"."period"

@@ -86,7 +86,7 @@ WITH "f0_periods" AS (
       -1
     ) || ' hours') = STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
   WHERE
-    DATE("p"."period") < '2023-01-15 00:00:00'
+    "p"."period" < '2023-01-15 00:00:00'
     AND "payments".paid_at < '2023-01-15 00:00:00'
   GROUP BY
     "p"."period"
