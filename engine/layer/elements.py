@@ -69,6 +69,7 @@ class ElementReader(BaseReader):
         super().__init__(directory)
         # (model, measure, its time_dimension, where it is written): checked once the model's dimensions are read
         self.time_dimension_refs: list[tuple[str, str, str, Location]] = []
+        self.custom_grain_names: tuple[str, ...] = ()  # the time spine's custom granularities (database.yml, read first)
 
     def label_meta(self, node: YMap, file: str, field: str) -> dict[str, Any]:
         """`label` (text) and `meta` (any mapping, kept as written) of an element: for listings, no effect on SQL."""
@@ -296,10 +297,11 @@ class ElementReader(BaseReader):
                                 where(file, node, "periods", field=f"{field}.periods"),
                                 code="invalid_metric", suggestions=nearest(periods, PERIODS, 1))
             if grain:
-                if grain not in TIME_GRAINS:
-                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(TIME_GRAINS)})",
+                known = (*TIME_GRAINS, *self.custom_grain_names)  # a custom granularity: since its period's first day
+                if grain not in known:
+                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(known)})",
                                     where(file, node, "grain_to_date", field=f"{field}.grain_to_date"), code="invalid_metric",
-                                    suggestions=nearest(grain, TIME_GRAINS, 1))
+                                    suggestions=nearest(grain, known, 1))
                 else:
                     fields["grain_to_date"] = grain
         fields.update(metric_params(self, node, kind, file, field))

@@ -17,10 +17,10 @@ from sqlglot import exp
 from ..dialects.base import Dialect
 from ..errors import Location, QueryError
 from ..layer.inputs import Offset
-from ..layer.model import SUB_DAILY_GRAINS, TIME_GRAINS, Dimension
+from ..layer.model import SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, SemanticLayer
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
-from ..resolve.offsets import offset_join_grain
+from ..resolve.offsets import is_custom_offset, offset_join_grain
 from ..resolve.resolved import Aggregation
 from .cumulative import cumulative_ctes
 from .render import JoinTree, Renderer, cumulative_metric, cumulative_of, qualify
@@ -30,7 +30,8 @@ from .sqltree import aliased, col, ident
 
 def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
     """Day, or the queried grain where the offset moves whole periods of it (plan/offsets.py offset_join_grain)."""
-    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
+    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part
+              and (ref.grain or "day") in TIME_GRAINS]  # a custom granularity is read from the day
     finest = min(grains, key=TIME_GRAINS.index) if grains else "day"
     grain = offset_join_grain(offset, finest)
     assert grain is not None, "planned: nested offsets the spine cannot join exactly are refused"
@@ -65,6 +66,9 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(spine_at(spine, dialect, grain), copy=False)
     if grain != "day":
         periods = periods.distinct(copy=False)
+    custom = is_custom_offset(layer, offset)
+    if custom:  # each spine day with the day it reads: a lookup, not an expression (custom_offset_periods)
+        periods = custom_offset_periods(layer, offset)
 
     paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
     tree = JoinTree(model, list(group.paths), layer, renderer.source_for)
@@ -76,12 +80,13 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
                 return dialect.date_part(period.copy(), ref.date_part)
             if ref.grain is None and grain in SUB_DAILY_GRAINS:  # the time itself: below a day, the finest period
                 return period.copy()
-            return period.copy() if (ref.grain or "day") == grain else dialect.truncate(period.copy(), ref.grain or "day")
+            return period.copy() if (ref.grain or "day") == grain else renderer.period(period.copy(), ref.grain or "day")
         return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
     row_time = qualify(dim.node, tree.root_alias)
     row_period = dialect.to_date(row_time) if grain == "day" else dialect.truncate(row_time, grain)
-    on = exp.EQ(this=read_period(period.copy(), offset, dialect, grain in SUB_DAILY_GRAINS), expression=row_period)
+    read = col("read", "p") if custom else read_period(period.copy(), offset, dialect, grain in SUB_DAILY_GRAINS)
+    on = exp.EQ(this=read, expression=row_period)
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
@@ -110,6 +115,30 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
     final = query.select(*projection, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False)
     return [(periods_name, periods), (group.id, final)]
+
+
+def custom_offset_periods(layer: SemanticLayer, offset: Offset) -> exp.Select:
+    """`period` (a spine day) and `read` (the day whose rows it reports), for an offset in a custom granularity, as
+    MetricFlow maps them: the day at the same position (row number by day) in the period `count` periods earlier
+    (periods ordered by the custom column's value); none where that period is shorter. offset_to_grain: the first
+    day of the day's own period."""
+    spine = layer.time_spine
+    assert spine is not None and offset.grain in spine.custom_grains
+    value = col(spine.custom_grains[offset.grain].column, "spine")
+    day = col(spine.column, "spine")
+    ranked = exp.Select(expressions=[
+        exp.alias_(day.copy(), "day", quoted=True),
+        exp.alias_(exp.Window(this=exp.Anonymous(this="DENSE_RANK"), order=exp.Order(expressions=[exp.Ordered(this=value.copy())])),
+                   "k", quoted=True),
+        exp.alias_(exp.Window(this=exp.RowNumber(), partition_by=[value.copy()], order=exp.Order(expressions=[exp.Ordered(this=day.copy())])),
+                   "rn", quoted=True),
+    ]).from_(aliased(spine.table_node, "spine"), copy=False).where(exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), copy=False)
+    back = offset.window.count if offset.window is not None else 0
+    on = exp.and_(exp.EQ(this=col("k", "b"), expression=exp.Sub(this=col("k", "a"), expression=exp.Literal.number(back)) if back else col("k", "a")),
+                  exp.EQ(this=col("rn", "b"), expression=col("rn", "a") if offset.window is not None else exp.Literal.number(1)))
+    return (exp.Select(expressions=[exp.alias_(col("day", "a"), "period", quoted=True), exp.alias_(col("day", "b"), "read", quoted=True)])
+            .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("a"))), copy=False)
+            .join(exp.Subquery(this=ranked.copy(), alias=exp.TableAlias(this=ident("b"))), on=on, join_type="INNER", copy=False))
 
 
 def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension, grain: str,

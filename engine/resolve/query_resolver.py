@@ -380,15 +380,16 @@ class QueryResolver:
 
 
     def _check_fine_grains(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], smq: SMQ) -> None:
-        """An hour, minute or second, or a custom granularity, with a metric that reads the daily time spine by its
-        own periods (cumulative, offset, conversion, join_to_timespine): refused, naming both."""
+        """A custom granularity with a metric that reads the time spine by its own periods (cumulative, conversion,
+        join_to_timespine): refused, naming both. Below a day the spine is read at the query's grain
+        (render/spine_periods.py); an offset maps a custom granularity's days (render/offsets.py)."""
         custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
         named = [(r, f"group_by[{i}]") for i, r in enumerate(group_keys)]
         named += [(r, f.field) for f in where for r in f.dimension_refs()]
         fine = next(((r, at) for r, at in named if r.grain in custom), None)
         if fine is None:
             return
-        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset()))), None)
+        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset(), offsets=False))), None)
         if what is None:
             return
         ref, at = fine
@@ -409,9 +410,10 @@ class QueryResolver:
                                  "group by day", code="unsupported_grain", location=Location(field=f"group_by[{i}]"),
                                  suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
 
-    def _reads_spine(self, name: str, seen: frozenset[str]) -> str | None:
+    def _reads_spine(self, name: str, seen: frozenset[str], offsets: bool = True) -> str | None:
         """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
-        offset input, join_to_timespine; None when nothing does."""
+        offset input (unless `offsets` is False: an offset reads a custom granularity's days), join_to_timespine;
+        None when nothing does."""
         metric = self.layer.metrics.get(name)
         if metric is None or name in seen:
             return None
@@ -419,9 +421,9 @@ class QueryResolver:
             return f"{metric.type} metric '{name}'"
         if metric.join_to_timespine:
             return f"join_to_timespine (metric '{name}')"
-        if any(i.offset is not None for i in metric.derived_inputs):
+        if offsets and any(i.offset is not None for i in metric.derived_inputs):
             return f"an offset input (metric '{name}')"
-        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}))), None)
+        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}, offsets))), None)
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""
