@@ -16,7 +16,7 @@ from sqlglot import exp
 from ..dialects.base import Dialect, float_division
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import PERCENTILE_AGGS, SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
 from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .filters import Filter, parse_filter, substitute, wrap
 from .metric_filters import MetricFilterRef
