@@ -68,7 +68,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
         periods = periods.distinct(copy=False)
     custom = is_custom_offset(layer, offset)
     if custom:  # each spine day with the day it reads: a lookup, not an expression (custom_offset_periods)
-        periods = custom_offset_periods(layer, offset)
+        periods = custom_offset_periods(layer, dialect, offset)
 
     paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
     tree = JoinTree(model, list(group.paths), layer, renderer.source_for)
@@ -117,7 +117,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     return [(periods_name, periods), (group.id, final)]
 
 
-def custom_offset_periods(layer: SemanticLayer, offset: Offset) -> exp.Select:
+def custom_offset_periods(layer: SemanticLayer, dialect: Dialect, offset: Offset) -> exp.Select:
     """`period` (a spine day) and `read` (the day whose rows it reports), for an offset in a custom granularity, as
     MetricFlow maps them: the day at the same position (row number by day) in the period `count` periods earlier
     (periods ordered by the custom column's value); none where that period is shorter. offset_to_grain: the first
@@ -136,7 +136,8 @@ def custom_offset_periods(layer: SemanticLayer, offset: Offset) -> exp.Select:
     back = offset.window.count if offset.window is not None else 0
     on = exp.and_(exp.EQ(this=col("k", "b"), expression=exp.Sub(this=col("k", "a"), expression=exp.Literal.number(back)) if back else col("k", "a")),
                   exp.EQ(this=col("rn", "b"), expression=col("rn", "a") if offset.window is not None else exp.Literal.number(1)))
-    return (exp.Select(expressions=[exp.alias_(col("day", "a"), "period", quoted=True), exp.alias_(col("day", "b"), "read", quoted=True)])
+    return (exp.Select(expressions=[exp.alias_(dialect.to_date(col("day", "a")), "period", quoted=True),
+                                    exp.alias_(dialect.to_date(col("day", "b")), "read", quoted=True)])
             .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("a"))), copy=False)
             .join(exp.Subquery(this=ranked.copy(), alias=exp.TableAlias(this=ident("b"))), on=on, join_type="INNER", copy=False))
 
