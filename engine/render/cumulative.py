@@ -23,7 +23,7 @@ from ..resolve.names import DimRef
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, cumulative_metric, qualify
 from .spine_periods import spine_at
-from .sqltree import col, ident
+from .sqltree import aliased, col, ident
 
 if TYPE_CHECKING:
     from ..resolve.resolved import Aggregation
@@ -54,15 +54,23 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
 
     # a date part of the time dimension is the period's (computed from it), as its grains are
     is_time = [ref.dimension.qualified_name == metric.time_dimension for ref in keys]
-    grains = [ref.grain or "day" for ref, t in zip(keys, is_time) if t and not ref.date_part]  # planned: one at least
-    period_grain = min(grains, key=TIME_GRAINS.index)
+    spine = renderer.layer.time_spine
+    assert spine is not None, "validated: a cumulative metric needs a time spine"
+    # a custom granularity of the spine (a key, or grain_to_date): its value is the spine's column on each day
+    custom = {i: spine.custom_grains[str(ref.grain)] for i, (ref, t) in enumerate(zip(keys, is_time))
+              if t and not ref.date_part and ref.grain in spine.custom_grains}
+    custom_to_date = spine.custom_grains.get(metric.grain_to_date or "")
+    grains = [ref.grain or "day" for i, (ref, t) in enumerate(zip(keys, is_time)) if t and not ref.date_part and i not in custom]
+    period_grain = min(grains, key=TIME_GRAINS.index) if grains else "day"
     sub_daily = period_grain in SUB_DAILY_GRAINS  # periods of a generated finer spine (spine_periods.py)
     nonempty = metric.periods == "nonempty_window"
     # a week beside a month, quarter or year (or a date part that changes within the finest period): the periods are
     # their intersections, as MetricFlow partitions by every time key (the week of 2024-09-30 is Sep 30 in Q3 and
-    # Oct 1-6 in Q4), so the values are taken per day, then per intersection
-    straddles = any(not _constant_within(period_grain, ref) for ref, t in zip(keys, is_time) if t)
-    daily = period_grain != "day" and not sub_daily and (metric.period_agg == "average" or nonempty or straddles)
+    # Oct 1-6 in Q4), so the values are taken per day, then per intersection; a custom granularity straddles them all
+    straddles = bool(custom) or any(not _constant_within(period_grain, ref) for i, (ref, t) in enumerate(zip(keys, is_time))
+                                    if t and i not in custom)
+    daily = not sub_daily and (bool(custom) or period_grain != "day" and (
+        metric.period_agg == "average" or nonempty or straddles or custom_to_date is not None))
     step = "day" if daily else period_grain  # the grain of the spine periods joined to the rows
 
     # the rows: the time dimension's day, the other keys, each aggregate's input
@@ -90,8 +98,6 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         """A period moved by a window: below a day a timestamp stays one, whatever the window's unit."""
         return dialect.shift_time(value, count, unit) if sub_daily else dialect.shift(value, count, unit)
 
-    spine = renderer.layer.time_spine
-    assert spine is not None, "validated: a cumulative metric needs a time spine"
     spine_col = col(spine.column, "spine")
 
     def rows_bound(agg: type[exp.Func]) -> exp.Expression:
@@ -102,11 +108,17 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         if daily:
             bounds = [exp.GTE(this=spine_col.copy(), expression=dialect.truncate(rows_bound(exp.Min), period_grain)),
                       exp.LT(this=spine_col.copy(), expression=dialect.add_interval(dialect.truncate(rows_bound(exp.Max), period_grain), 1, period_grain))]
+            if custom and (not grains or period_grain == "day"):  # the day bounds of a standard grain hold only beside one
+                bounds = []
+            for grain in custom.values():  # the whole custom periods from the first row's to the last row's
+                value = col(grain.column, "spine")
+                bounds += [exp.GTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Min), grain.name)),
+                           exp.LTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Max), grain.name))]
         else:
             bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
         bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
-    elif metric.grain_to_date:
+    elif metric.grain_to_date and custom_to_date is None:  # a custom period may be of any length: no bound past the rows
         bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
     # below a day, the days the generated spine multiplies out: those of the bounds above (each a necessary condition)
     days = [(exp.GTE if isinstance(b, exp.GTE) else exp.LTE)(this=spine_col.copy(), expression=dialect.to_date(b.expression.copy()))
@@ -115,9 +127,16 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         bounds += [renderer.filter_expr(f, renderer.on_spine(spine_col)) for f in time_filters]
     else:  # only the periods an offset looks up (the days of those periods when daily)
         bounds.append(exp.In(this=dialect.truncate(spine_col.copy(), period_grain), query=exp.Subquery(this=read)))
+    extra = [exp.alias_(col(grain.column, "spine"), f"c{i}", quoted=True) for i, grain in custom.items()]
+    source = spine_at(spine, dialect, step, days)
+    if custom_to_date is not None:  # each day with its custom period's first day, over the whole spine (before the bounds)
+        first_day = exp.Window(this=exp.Min(this=col(spine.column, "whole")), partition_by=[col(custom_to_date.column, "whole")])
+        source = exp.Subquery(this=exp.Select(expressions=[exp.Star(), exp.alias_(first_day, "__start", quoted=True)])
+                              .from_(aliased(spine.table_node, "whole"), copy=False), alias=exp.TableAlias(this=ident("spine")))
+        extra.append(exp.alias_(col("__start", "spine"), "start", quoted=True))
     periods = (
-        exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True)])
-        .from_(spine_at(spine, dialect, step, days), copy=False)
+        exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True), *extra])
+        .from_(source, copy=False)
         .where(*bounds, copy=False)
         .distinct(copy=False)
     )
@@ -129,6 +148,8 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     if metric.window is not None:
         # a month step past a month's end lands on its last day on every engine (SQLite's date() rolls over)
         on.append(exp.GTE(this=col("t", "r"), expression=shift(next_start.copy(), -metric.window.count, metric.window.unit)))
+    elif custom_to_date is not None:  # since the first day of the period's custom period (read by day: step is day)
+        on.append(exp.GTE(this=col("t", "r"), expression=col("start", "p")))
     elif metric.grain_to_date:
         period_end = dialect.add_interval(next_start.copy(), -1, step if sub_daily else "day")
         on.append(exp.GTE(this=col("t", "r"), expression=dialect.truncate(period_end, metric.grain_to_date)))
@@ -158,12 +179,13 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         else:
             grain = ref.grain or "day"
             key_exprs.append(period.copy() if grain == period_grain else dialect.truncate(period.copy(), grain))
-    if daily:
-        key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [period.copy()]
+    if daily:  # the other keys, the day, and each custom granularity's value on it
+        key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [period.copy()] + [col(f"c{i}", "p") for i in custom]
     values = [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")) if per_day
                          else renderer.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
               for a in group.columns]
-    names = ([f"g{i}" for i, t in enumerate(is_time) if not t] + ["day"]) if daily else [f"g{i}" for i in range(len(keys))]
+    names = ([f"g{i}" for i, t in enumerate(is_time) if not t] + ["day"] + [f"c{i}" for i in custom]) if daily \
+        else [f"g{i}" for i in range(len(keys))]
     running = (
         exp.Select(expressions=[*[exp.alias_(k, n, quoted=True) for k, n in zip(key_exprs, names)], *values])
         .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
@@ -173,7 +195,8 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     if not daily:
         return [*ctes, (group.id, running)]
     daily_name = f"{group.id}_daily"
-    return [*ctes, (daily_name, running), (group.id, _per_period(group, keys, is_time, period_grain, daily_name, dialect, straddles))]
+    return [*ctes, (daily_name, running),
+            (group.id, _per_period(group, keys, is_time, period_grain, daily_name, dialect, straddles, tuple(custom)))]
 
 
 _PART_GRAIN = {"year": "year", "quarter": "quarter", "month": "month", "day": "day", "dow": "day", "doy": "day"}
@@ -188,7 +211,7 @@ def _constant_within(period_grain: str, ref: DimRef) -> bool:
 
 
 def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool], period_grain: str, daily: str,
-                dialect: Dialect, straddles: bool = False) -> exp.Select:
+                dialect: Dialect, straddles: bool = False, custom: tuple[int, ...] = ()) -> exp.Select:
     """One row per period (and other key) from the daily running values: their mean, or the first/last day's.
     `straddles`: a period is the intersection of the time keys, each read from the day."""
     metric = cumulative_metric(group)
@@ -196,7 +219,8 @@ def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool
     day = col("day", "d")
     period = dialect.truncate(day.copy(), period_grain)  # a coarser time key is its period's (as without the daily step)
     if straddles:
-        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(day.copy(), str(keys[i].date_part)) if keys[i].date_part
+        key_exprs = [col(f"g{i}", "d") if not t else col(f"c{i}", "d") if i in custom
+                     else dialect.date_part(day.copy(), str(keys[i].date_part)) if keys[i].date_part
                      else dialect.truncate(day.copy(), keys[i].grain or "day") for i, t in enumerate(is_time)]
     else:
         key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(period.copy(), str(keys[i].date_part)) if keys[i].date_part

@@ -16,7 +16,7 @@ from sqlglot import exp
 from ..dialects.base import Dialect, float_division
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
-from ..layer.model import PERCENTILE_AGGS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
+from ..layer.model import PERCENTILE_AGGS, SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
 from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .filters import Filter, parse_filter, substitute, wrap
 from .metric_filters import MetricFilterRef
@@ -345,6 +345,7 @@ class QueryResolver:
                     f"{cumulative.time_dimension} only; add the dimension at a grain (e.g. {cumulative.time_dimension}__day): "
                     "the date part is that of each period", code="missing_time_dimension", location=Location(field=origin))
             if cumulative is not None:
+                check_custom_cumulative(self.layer, cumulative, group_keys, time_ref.dimension, origin)
                 needed.append((time_ref, origin))
         paths: dict[tuple[str, tuple[str, ...]], tuple[DimRef, Path]] = {}
         fan_out = None
@@ -389,7 +390,7 @@ class QueryResolver:
         fine = next(((r, at) for r, at in named if r.grain in custom), None)
         if fine is None:
             return
-        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset(), offsets=False))), None)
+        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset(), offsets=False, cumulative=False))), None)
         if what is None:
             return
         ref, at = fine
@@ -410,20 +411,20 @@ class QueryResolver:
                                  "group by day", code="unsupported_grain", location=Location(field=f"group_by[{i}]"),
                                  suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
 
-    def _reads_spine(self, name: str, seen: frozenset[str], offsets: bool = True) -> str | None:
+    def _reads_spine(self, name: str, seen: frozenset[str], offsets: bool = True, cumulative: bool = True) -> str | None:
         """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
         offset input (unless `offsets` is False: an offset reads a custom granularity's days), join_to_timespine;
         None when nothing does."""
         metric = self.layer.metrics.get(name)
         if metric is None or name in seen:
             return None
-        if metric.type in ("cumulative", "conversion"):
+        if metric.type == "conversion" or (cumulative and metric.type == "cumulative"):
             return f"{metric.type} metric '{name}'"
         if metric.join_to_timespine:
             return f"join_to_timespine (metric '{name}')"
         if offsets and any(i.offset is not None for i in metric.derived_inputs):
             return f"an offset input (metric '{name}')"
-        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}, offsets))), None)
+        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}, offsets, cumulative))), None)
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""
@@ -437,6 +438,18 @@ class QueryResolver:
                         f"{self.dialect.display} has no percentile aggregate; query it on an engine that has one (DuckDB, "
                         "PostgreSQL, Snowflake, Spark, ...)", code="unsupported_aggregation",
                         location=Location(field=reading_field(self.layer, smq, column.measure.qualified_name)))
+
+
+def check_custom_cumulative(layer: SemanticLayer, metric: Metric, keys: tuple[DimRef, ...], dim: Dimension, origin: str) -> None:
+    """A cumulative metric by a custom granularity, or to date of one, is read day by day from the spine's column:
+    refused below a day (the generated hour spine has no custom columns)."""
+    custom = layer.time_spine.custom_grains if layer.time_spine is not None else {}
+    fine = next((r for r in keys if r.dimension is dim and r.grain in SUB_DAILY_GRAINS), None)
+    mixed = metric.grain_to_date in custom or any(r.dimension is dim and r.grain in custom for r in keys)
+    if fine is not None and mixed:
+        raise QueryError(f"cumulative metric '{metric.name}': a custom granularity is read by day, not by {fine.grain} ('{fine.text}'); "
+                         "group by day or coarser", code="unsupported_grain", location=Location(field=origin),
+                         suggestions=[fine.text.rsplit("__", 1)[0] + "__day"])
 
 
 def all_time(metric: Metric) -> bool:

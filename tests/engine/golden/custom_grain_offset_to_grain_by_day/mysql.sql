@@ -1,7 +1,7 @@
 WITH `f0_periods` AS (
   SELECT
-    `a`.`day` AS `period`,
-    `b`.`day` AS `read`
+    DATE(`a`.`day`) AS `period`,
+    DATE(`b`.`day`) AS `read`
   FROM (
     SELECT
       `spine`.`date_day` AS `day`,

@@ -1,7 +1,7 @@
 WITH "f0_periods" AS (
   SELECT
-    "a"."day" AS "period",
-    "b"."day" AS "read"
+    CAST("a"."day" AS DATE) AS "period",
+    CAST("b"."day" AS DATE) AS "read"
   FROM (
     SELECT
       "spine"."date_day" AS "day",

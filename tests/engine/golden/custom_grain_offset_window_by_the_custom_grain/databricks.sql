@@ -19,8 +19,8 @@ WITH `f0` AS (
     )
 ), `f1_periods` AS (
   SELECT
-    `a`.`day` AS `period`,
-    `b`.`day` AS `read`
+    CAST(`a`.`day` AS DATE) AS `period`,
+    CAST(`b`.`day` AS DATE) AS `read`
   FROM (
     SELECT
       `spine`.`date_day` AS `day`,
