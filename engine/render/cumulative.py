@@ -88,6 +88,8 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
     projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
                    for a in group.columns]
+    if not dialect.correlated_group_keys:  # a custom granularity's lookups as joins of the spine (render.py)
+        query, projection = renderer.joined_lookups(query, projection)
     rows = query.select(*projection, copy=False)
     if group.dedupe:
         rows = rows.distinct(copy=False)

@@ -98,6 +98,8 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     if conditions:
         query = query.where(*conditions, copy=False)
     key_exprs = [render_ref(ref) for ref in keys]
+    if not dialect.correlated_group_keys:  # a custom granularity's lookups as joins of the spine (render.py)
+        query, key_exprs = renderer.joined_lookups(query, key_exprs)
     if group.dedupe:  # one row per (primary key, spine day) and group before aggregating, as group_parts does
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
         projection.append(exp.alias_(period.copy(), "__period", quoted=True))

@@ -242,7 +242,6 @@ class QueryResolver:
         if not smq.metrics and any(r.axis for r in group_keys):
             return self.spine_cross_plan(group_keys, where, tuple(order), smq.limit)
         self._check_fine_grains(group_keys, where, smq)
-        self._check_custom_grains(group_keys)
         groups = self._groups(group_keys, where)
         self._check_engine(groups, smq)
         return ResolvedQuery(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit)
@@ -398,18 +397,6 @@ class QueryResolver:
         raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the daily time spine by its own periods: "
                          "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
                          suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
-
-    def _check_custom_grains(self, group_keys: tuple[DimRef, ...]) -> None:
-        """A custom granularity in group_by is a lookup of the spine by day: engines that cannot group by one refuse it."""
-        custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
-        if self.dialect.correlated_group_keys or not custom:
-            return
-        for i, ref in enumerate(group_keys):
-            if ref.grain in custom:
-                raise QueryError(f"'{ref.text}': a custom granularity is looked up in the time spine by day, and "
-                                 f"{self.dialect.display} cannot group by such a lookup; query it on another engine, or "
-                                 "group by day", code="unsupported_grain", location=Location(field=f"group_by[{i}]"),
-                                 suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
 
     def _reads_spine(self, name: str, seen: frozenset[str], offsets: bool = True, cumulative: bool = True) -> str | None:
         """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
