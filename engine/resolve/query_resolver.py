@@ -380,38 +380,35 @@ class QueryResolver:
 
 
     def _check_fine_grains(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], smq: SMQ) -> None:
-        """A custom granularity with a metric that reads the time spine by its own periods (cumulative, conversion,
-        join_to_timespine): refused, naming both. Below a day the spine is read at the query's grain
-        (render/spine_periods.py); an offset maps a custom granularity's days (render/offsets.py)."""
+        """What is not read at a grain, refused naming both: a conversion metric below a day (its window counts days) or
+        by a custom granularity; join_to_timespine by a custom granularity. Below a day the spine is read at the query's
+        grain (render/spine_periods.py); cumulative metrics and offsets read a custom granularity's days."""
         custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
         named = [(r, f"group_by[{i}]") for i, r in enumerate(group_keys)]
         named += [(r, f.field) for f in where for r in f.dimension_refs()]
-        fine = next(((r, at) for r, at in named if r.grain in custom), None)
-        if fine is None:
-            return
-        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset(), offsets=False, cumulative=False))), None)
-        if what is None:
-            return
-        ref, at = fine
-        kind = "a custom granularity" if ref.grain in custom else f"grain '{ref.grain}'"
-        raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the daily time spine by its own periods: "
-                         "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
-                         suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
+        for ref, at in named:
+            if ref.grain not in custom and ref.grain not in SUB_DAILY_GRAINS:
+                continue
+            below = ref.grain in SUB_DAILY_GRAINS
+            what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset(), fill=not below))), None)
+            if what is None:
+                continue
+            kind = f"grain '{ref.grain}'" if below else "a custom granularity"
+            raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the time spine by day: "
+                             "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
+                             suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
 
-    def _reads_spine(self, name: str, seen: frozenset[str], offsets: bool = True, cumulative: bool = True) -> str | None:
-        """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
-        offset input (unless `offsets` is False: an offset reads a custom granularity's days), join_to_timespine;
-        None when nothing does."""
+    def _reads_spine(self, name: str, seen: frozenset[str], fill: bool = True) -> str | None:
+        """What in this metric (or an input at any depth) reads the time spine by day where a query's grain cannot
+        change it: a conversion metric, join_to_timespine (unless `fill` is False); None when nothing does."""
         metric = self.layer.metrics.get(name)
         if metric is None or name in seen:
             return None
-        if metric.type == "conversion" or (cumulative and metric.type == "cumulative"):
-            return f"{metric.type} metric '{name}'"
-        if metric.join_to_timespine:
+        if metric.type == "conversion":
+            return f"conversion metric '{name}'"
+        if fill and metric.join_to_timespine:
             return f"join_to_timespine (metric '{name}')"
-        if offsets and any(i.offset is not None for i in metric.derived_inputs):
-            return f"an offset input (metric '{name}')"
-        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}, offsets, cumulative))), None)
+        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}, fill))), None)
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""

@@ -66,3 +66,12 @@ def test_sub_daily_compiles_on_every_dialect(shop) -> None:
     for dialect in SUPPORTED_DIALECTS:
         sql = shop.compile({"metrics": ["PaymentsModel__paymentCount"], "group_by": ["PaymentsModel__paidAt__minute"]}, dialect=dialect)
         assert "paid_at" in sql
+
+
+def test_a_conversion_metric_is_not_read_below_a_day(tmp_path) -> None:
+    """Its window counts days between the base and the conversion event: refused by the hour, naming the metric."""
+    from .test_engines import shop_with_extra_metrics
+
+    err = refusal(shop_with_extra_metrics(tmp_path), {"metrics": ["consumerSignupToWebOrderRate"], "group_by": ["metric_time__hour"]})
+    assert err.code == "unsupported_grain" and "conversion metric 'consumerSignupToWebOrderRate'" in err.message
+    assert err.location.field == "group_by[0]"
