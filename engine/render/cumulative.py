@@ -89,7 +89,8 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
                    for a in group.columns]
     if not dialect.correlated_group_keys:  # a custom granularity's lookups as joins of the spine (render.py)
-        query, projection = renderer.joined_lookups(query, projection)
+        query, looked_up = renderer.joined_lookups(query, cast(list[exp.Expression], projection))
+        projection = list(looked_up)
     rows = query.select(*projection, copy=False)
     if group.dedupe:
         rows = rows.distinct(copy=False)
@@ -112,10 +113,10 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
                       exp.LT(this=spine_col.copy(), expression=dialect.add_interval(dialect.truncate(rows_bound(exp.Max), period_grain), 1, period_grain))]
             if custom and (not grains or period_grain == "day"):  # the day bounds of a standard grain hold only beside one
                 bounds = []
-            for grain in custom.values():  # the whole custom periods from the first row's to the last row's
-                value = col(grain.column, "spine")
-                bounds += [exp.GTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Min), grain.name)),
-                           exp.LTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Max), grain.name))]
+            for custom_grain in custom.values():  # the whole custom periods from the first row's to the last row's
+                value = col(custom_grain.column, "spine")
+                bounds += [exp.GTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Min), custom_grain.name)),
+                           exp.LTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Max), custom_grain.name))]
         else:
             bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
@@ -123,7 +124,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     elif metric.grain_to_date and custom_to_date is None:  # a custom period may be of any length: no bound past the rows
         bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
     # below a day, the days the generated spine multiplies out: those of the bounds above (each a necessary condition)
-    days = [(exp.GTE if isinstance(b, exp.GTE) else exp.LTE)(this=spine_col.copy(), expression=dialect.to_date(b.expression.copy()))
+    days: list[exp.Expression] = [(exp.GTE if isinstance(b, exp.GTE) else exp.LTE)(this=spine_col.copy(), expression=dialect.to_date(b.expression.copy()))
             for b in bounds] if sub_daily else []
     if read is None:
         bounds += [renderer.filter_expr(f, renderer.on_spine(spine_col)) for f in time_filters]

@@ -131,7 +131,9 @@ class Renderer:
 
         def lookup_day(node: exp.Expression) -> exp.Expression | None:
             inner = node.this if isinstance(node, exp.Subquery) else None
-            source = inner.args.get("from_") if isinstance(inner, exp.Select) else None
+            if not isinstance(inner, exp.Select):
+                return None
+            source = inner.args.get("from_")
             if source is None or source.this.alias != "custom_spine" or len(inner.expressions) != 1:
                 return None
             condition = inner.args.get("where")

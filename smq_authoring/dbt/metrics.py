@@ -215,7 +215,8 @@ class MetricMapping:
 
     def offset_units(self) -> tuple[str, ...]:
         """What an offset counts in: a grain down to the second, or a custom granularity of the time spine."""
-        custom = [str(g["name"]).lower() for g in (self.time_spine() or {}).get("custom_granularities") or []]  # type: ignore[union-attr]
+        spine: dict[str, Any] = dict(self.time_spine() or {})
+        custom = [str(g["name"]).lower() for g in spine.get("custom_granularities") or []]
         return (*SUB_DAILY_GRAINS, *GRAINS, *custom)
 
     def offset_input(self, found: Found, params: Any, ref: dict[str, Any]) -> dict[str, str] | None:
