@@ -164,7 +164,25 @@ class Dialect:
         return exp.Cast(this=exp.Extract(this=exp.var(unit), expression=value), to=data_type("INT"))
 
     def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
-        """value + count units, as a DATE (weeks and quarters in portable units)."""
+        """value + count units: a DATE for a day or coarser unit (add_date), a TIMESTAMP for an hour, minute or
+        second (add_time), so a window or offset below a day keeps its time of day."""
+        if unit in SUB_DAILY:
+            return self.add_time(value, num(count), unit)
+        return self.add_date(value, count, unit)
+
+    def add_time(self, value: exp.Expression, count: exp.Expression, unit: str) -> exp.Expression:
+        """value + count units (hours, minutes, seconds; days, months, years) as a TIMESTAMP; `count` may be a
+        column (a generated series)."""
+        return exp.DateAdd(this=exp.Cast(this=value, to=data_type("TIMESTAMP")), expression=count, unit=exp.var(unit.upper()))
+
+    def shift_time(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+        """A timestamp moved by count units of any grain, kept a TIMESTAMP (a period below a day moved by days or
+        months keeps its time of day; add_interval would make a day step a DATE)."""
+        count, unit = portable_step(count, unit)
+        return self.add_time(value, num(count), unit)
+
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+        """value + count days, weeks, months, quarters or years, as a DATE (weeks and quarters in portable units)."""
         count, unit = portable_step(count, unit)
         shifted = exp.Add(this=value, expression=exp.Interval(this=lit(str(count)), unit=exp.var(unit.upper())))
         return exp.Cast(this=shifted, to=data_type("DATE"))

@@ -7,7 +7,7 @@ from fractions import Fraction
 from sqlglot import exp
 
 from . import Engine
-from .base import Dialect, call, num, portable_step
+from .base import Dialect, call, data_type, num, portable_step
 
 
 class BigQuery(Dialect):
@@ -37,7 +37,11 @@ class BigQuery(Dialect):
                            expression=num(1))
         return super().date_part(value, part)
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_time(self, value: exp.Expression, count: exp.Expression, unit: str) -> exp.Expression:
+        """TIMESTAMP_ADD(ts, INTERVAL n HOUR): BigQuery's DATE_ADD takes only a DATE."""
+        return call("TIMESTAMP_ADD", exp.Cast(this=value, to=data_type("TIMESTAMP")), exp.Interval(this=count, unit=exp.var(unit.upper())))
+
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         return call("DATE_ADD", value, exp.Interval(this=num(count), unit=exp.var(unit.upper())))
 

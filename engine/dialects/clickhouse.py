@@ -20,7 +20,7 @@ COMPILER_SETTING = "join_use_nulls = 1"  # the one query-level setting compiled 
 
 _TRUNCATE = {"day": "toDate", "week": "toMonday", "month": "toStartOfMonth", "quarter": "toStartOfQuarter",
              "year": "toStartOfYear", "hour": "toStartOfHour", "minute": "toStartOfMinute", "second": "toStartOfSecond"}
-_ADD = {"day": "addDays", "month": "addMonths", "year": "addYears"}
+_ADD = {"day": "addDays", "month": "addMonths", "year": "addYears", "hour": "addHours", "minute": "addMinutes", "second": "addSeconds"}
 _INEQUALITIES = (exp.LT, exp.LTE, exp.GT, exp.GTE)
 
 
@@ -41,7 +41,7 @@ class ClickHouse(Dialect):
         # emitted by the compiler
         "toDate", "toMonday", "quantileExactInclusive", "quantileExact", "quantilesExactInclusive", "groupArray",
         "arraySort", "arrayElement", "toUInt64", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear",
-        "toStartOfHour", "toStartOfMinute", "toStartOfSecond", "toDateTime64", "addDays", "addMonths",
+        "toStartOfHour", "toStartOfMinute", "toStartOfSecond", "toDateTime64", "addDays", "addMonths", "addHours", "addMinutes", "addSeconds",
         "addYears", "CAST", "nullIf", "coalesce", "count", "sum", "min", "max", "avg", "trim", "upper", "lower", "row_number",
         # common in layer expressions and filters
         "abs", "round", "floor", "ceil", "greatest", "least", "concat", "substring", "length", "replaceAll",
@@ -60,7 +60,11 @@ class ClickHouse(Dialect):
         """toStartOfHour gives a DateTime (whole seconds, read back as a number): as DateTime64 like the column."""
         return call("toDateTime64", call(_TRUNCATE[grain], value), exp.Literal.number(6))
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_time(self, value: exp.Expression, count: exp.Expression, unit: str) -> exp.Expression:
+        """addHours(toDateTime64(x, 6), n): a DateTime64 like truncate_time's, so the two compare as equals."""
+        return call(_ADD[unit], call("toDateTime64", value, exp.Literal.number(6)), count)
+
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         return call(_ADD[unit], value, exp.Literal.number(count))
 

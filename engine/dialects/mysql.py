@@ -60,7 +60,7 @@ class MySQL(Dialect):
             return exp.Add(this=call("WEEKDAY", value), expression=num(1))
         return call({"year": "YEAR", "quarter": "QUARTER", "month": "MONTH", "day": "DAYOFMONTH", "doy": "DAYOFYEAR"}[part], value)
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         return exp.DateAdd(this=value, expression=num(count), unit=exp.var(unit.upper()))
 

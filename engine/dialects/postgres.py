@@ -33,7 +33,7 @@ class PostgreSQL(Dialect):
         json_array_elements_text jsonb_array_elements_text regexp_split_to_table
     """.split())
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         shifted = exp.Add(this=value, expression=exp.Interval(this=lit(f"{count} {unit}"), unit=None))
         return exp.Cast(this=shifted, to=data_type("DATE"))

@@ -28,7 +28,7 @@ class Snowflake(Dialect):
             return call("DAYOFWEEKISO" if part == "dow" else "DAYOFYEAR", value)
         return super().date_part(value, part)
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         return exp.Cast(this=call("DATEADD", exp.var(unit.upper()), num(count), value), to=data_type("DATE"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from . import Engine
-from .base import Dialect, call, num, portable_step, within_group
+from .base import Dialect, call, data_type, num, portable_step, within_group
 
 FILE = "file access"
 SYSTEM = "runs JVM code or programs"
@@ -25,7 +25,7 @@ class Spark(Dialect):
     }
     raw_sql_functions = frozenset(name.lower() for name in (
         # emitted by the compiler
-        "date_trunc", "date_add", "add_months", "cast", "nullif", "coalesce", "count", "sum", "min", "max", "avg",
+        "date_trunc", "date_add", "add_months", "timestampadd", "cast", "nullif", "coalesce", "count", "sum", "min", "max", "avg",
         "trim", "upper", "lower", "case", "row_number",
         # common in layer expressions and filters
         "abs", "round", "floor", "ceil", "greatest", "least", "concat", "substring", "substr", "length", "replace",
@@ -34,7 +34,11 @@ class Spark(Dialect):
         "approx_count_distinct", "stddev", "variance", "median", "regexp_extract", "split", "lag", "lead", "rank", "dense_rank",
     ))
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_time(self, value: exp.Expression, count: exp.Expression, unit: str) -> exp.Expression:
+        """TIMESTAMPADD(HOUR, n, ts): Spark's DATE_ADD(ts, n) would add days and return a DATE."""
+        return call("TIMESTAMPADD", exp.var(unit.upper()), count, exp.Cast(this=value, to=data_type("TIMESTAMP")))
+
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         """DATE_ADD(d, days) and ADD_MONTHS(d, months) return a DATE on every Spark."""
         count, unit = portable_step(count, unit)
         if unit == "day":

@@ -68,7 +68,11 @@ class SQLite(Dialect):
                                                        expression=num(7))), expression=num(1))
         return number({"year": "%Y", "month": "%m", "day": "%d", "doy": "%j"}[part])
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_time(self, value: exp.Expression, count: exp.Expression, unit: str) -> exp.Expression:
+        """DATETIME(value, n || ' hours'): ISO text with the time of day (DATE() would drop it)."""
+        return call("DATETIME", value, exp.DPipe(this=exp.Paren(this=count), expression=lit(f" {unit}s")))
+
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         return call("DATE", value, lit(f"{count:+d} {unit}s"))
 

@@ -15,7 +15,7 @@ class Trino(Dialect):
     percentiles = "approximate"
     extract_units = {"dow": "DOW", "doy": "DOY"}
 
-    def add_interval(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
+    def add_date(self, value: exp.Expression, count: int, unit: str) -> exp.Expression:
         count, unit = portable_step(count, unit)
         return call("DATE_ADD", lit(unit), num(count), value)
 

@@ -40,6 +40,8 @@ from .vocab import FILLED_KINDS, MEASURE_VOCAB_KEYS, METRIC_VOCAB_KEYS, measure_
 from .yamlpos import YMap, YSeq, where
 
 WINDOW_RULE = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
+# a cumulative window may count hours, minutes or seconds too (periods of a generated finer spine: render/spine_periods.py)
+TIME_WINDOW_RULE = re.compile(r"\s*(\d+)\s+(second|minute|hour|day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
 
 DIMENSION_KEYS = ("name", "type", "description", "label", "meta", "expr", "time_granularity", "is_partition")
 MEASURE_KEYS = ("name", "agg", "expr", "description", "label", "meta", "time_dimension", "format", *MEASURE_VOCAB_KEYS)
@@ -67,6 +69,7 @@ class ElementReader(BaseReader):
         super().__init__(directory)
         # (model, measure, its time_dimension, where it is written): checked once the model's dimensions are read
         self.time_dimension_refs: list[tuple[str, str, str, Location]] = []
+        self.custom_grain_names: tuple[str, ...] = ()  # the time spine's custom granularities (database.yml, read first)
 
     def label_meta(self, node: YMap, file: str, field: str) -> dict[str, Any]:
         """`label` (text) and `meta` (any mapping, kept as written) of an element: for listings, no effect on SQL."""
@@ -273,9 +276,9 @@ class ElementReader(BaseReader):
             if window_text and grain:
                 self.errors.add(f"{field}: give 'window' or 'grain_to_date', not both", loc, code="invalid_metric")
             if window_text:
-                m = WINDOW_RULE.match(window_text)
+                m = TIME_WINDOW_RULE.match(window_text)
                 if not m or int(m.group(1)) < 1:
-                    self.errors.add(f"{field}.window: '{window_text}' is not a window; write e.g. '7 days' or '3 months'",
+                    self.errors.add(f"{field}.window: '{window_text}' is not a window; write e.g. '7 days', '3 months' or '2 hours'",
                                     where(file, node, "window", field=f"{field}.window"), code="invalid_metric")
                 else:
                     fields["window"] = Window(int(m.group(1)), m.group(2).lower())
@@ -294,10 +297,11 @@ class ElementReader(BaseReader):
                                 where(file, node, "periods", field=f"{field}.periods"),
                                 code="invalid_metric", suggestions=nearest(periods, PERIODS, 1))
             if grain:
-                if grain not in GRAINS:
-                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(GRAINS)})",
+                known = (*TIME_GRAINS, *self.custom_grain_names)  # a custom granularity: since its period's first day
+                if grain not in known:
+                    self.errors.add(f"{field}.grain_to_date: unknown grain '{grain}' (use {', '.join(known)})",
                                     where(file, node, "grain_to_date", field=f"{field}.grain_to_date"), code="invalid_metric",
-                                    suggestions=nearest(grain, GRAINS, 1))
+                                    suggestions=nearest(grain, known, 1))
                 else:
                     fields["grain_to_date"] = grain
         fields.update(metric_params(self, node, kind, file, field))

@@ -15,7 +15,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Location, nearest
-from .model import GRAINS, MetricInput, Offset, Window
+from .model import TIME_GRAINS, MetricInput, Offset, Window
 from .reader import NAME_RULE
 from .yamlpos import where
 
@@ -27,7 +27,8 @@ __all__ = ["INPUT_KEYS", "MetricInput", "Offset", "read_input", "input_named", "
 
 INPUT_KEYS = ("name", "alias", "filters", "offset_window", "offset_to_grain", "description")  # a derived input
 SIDE_KEYS = ("name", "filters")  # a ratio side
-_WINDOW = re.compile(r"\s*(\d+)\s+(day|week|month|quarter|year)s?\s*\Z", re.IGNORECASE)
+# a unit is a grain (below a day too) or a custom granularity of the time spine (`1 fiscal_quarter`)
+_WINDOW = re.compile(r"\s*(\d+)\s+([a-z][a-z0-9_]*?)s?\s*\Z", re.IGNORECASE)
 
 
 def read_input(reader: ElementReader, role: str, item: Any, file: str, field: str, parent: Any, key: Any) -> MetricInput | None:
@@ -58,16 +59,23 @@ def _offset(reader: ElementReader, entry: YMap, file: str, ifield: str) -> Offse
                           where(file, entry, "offset_window", field=ifield), code="invalid_metric")
     elif window_text:
         m = _WINDOW.match(window_text)
-        if not m or int(m.group(1)) < 1:
-            reader.errors.add(f"{ifield}.offset_window: '{window_text}' is not a window; write e.g. '1 year' or '7 days'",
-                              where(file, entry, "offset_window", field=f"{ifield}.offset_window"), code="invalid_metric")
+        units = (*TIME_GRAINS, *reader.custom_grain_names)
+        unit = m.group(2).lower() if m else ""
+        if unit not in units and f"{unit}s" in units:  # a custom granularity whose name ends in s
+            unit += "s"
+        if not m or int(m.group(1)) < 1 or unit not in units:
+            reader.errors.add(f"{ifield}.offset_window: '{window_text}' is not a window; write e.g. '1 year', '7 days' or '1 hour'"
+                              + (f" (units: {', '.join(units)})" if m else ""),
+                              where(file, entry, "offset_window", field=f"{ifield}.offset_window"), code="invalid_metric",
+                              suggestions=nearest(unit, units, 1) if m else [])
         else:
-            return Offset(window=Window(int(m.group(1)), m.group(2).lower()))
+            return Offset(window=Window(int(m.group(1)), unit))
     elif grain:
-        if grain not in GRAINS:
-            reader.errors.add(f"{ifield}.offset_to_grain: unknown grain '{grain}' (use {', '.join(GRAINS)})",
+        known = (*TIME_GRAINS, *reader.custom_grain_names)
+        if grain not in known:
+            reader.errors.add(f"{ifield}.offset_to_grain: unknown grain '{grain}' (use {', '.join(known)})",
                               where(file, entry, "offset_to_grain", field=f"{ifield}.offset_to_grain"), code="invalid_metric",
-                              suggestions=nearest(grain, GRAINS, 1))
+                              suggestions=nearest(grain, known, 1))
         else:
             return Offset(to_grain=grain)
     return None

@@ -112,6 +112,7 @@ class _Reader(ElementReader):
                 if table and column:
                     try:
                         spine = TimeSpine(table, column, parse_table(table, dialect), self.custom_grains(spine_node, file))
+                        self.custom_grain_names = tuple(spine.custom_grains)
                     except ExprError as err:
                         self.errors.add(f"time_spine.table: {err}", where(file, spine_node, "table", field="time_spine.table"), code="invalid_expression")
         return {

@@ -17,30 +17,36 @@ from sqlglot import exp
 from ..dialects.base import Dialect
 from ..errors import Location, QueryError
 from ..layer.inputs import Offset
-from ..layer.model import GRAINS, Dimension
+from ..layer.model import SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, SemanticLayer
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
-from ..resolve.offsets import offset_join_grain
+from ..resolve.offsets import is_custom_offset, offset_join_grain
 from ..resolve.resolved import Aggregation
 from .cumulative import cumulative_ctes
 from .render import JoinTree, Renderer, cumulative_metric, cumulative_of, qualify
+from .spine_periods import spine_at
 from .sqltree import aliased, col, ident
 
 
 def join_grain(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension) -> str:
     """Day, or the queried grain where the offset moves whole periods of it (plan/offsets.py offset_join_grain)."""
-    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
-    finest = min(grains, key=GRAINS.index) if grains else "day"
+    grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part
+              and (ref.grain or "day") in TIME_GRAINS]  # a custom granularity is read from the day
+    finest = min(grains, key=TIME_GRAINS.index) if grains else "day"
     grain = offset_join_grain(offset, finest)
     assert grain is not None, "planned: nested offsets the spine cannot join exactly are refused"
     return grain
 
 
-def read_period(period: exp.Expression, offset: Offset, dialect: Dialect) -> exp.Expression:
-    """The period a spine period reads: each step of the offset applied in turn (outermost first)."""
+def read_period(period: exp.Expression, offset: Offset, dialect: Dialect, sub_daily: bool = False) -> exp.Expression:
+    """The period a spine period reads: each step of the offset applied in turn (outermost first); `sub_daily`:
+    the periods are timestamps (an hour moved by a day stays an hour)."""
     for step in offset.steps:
-        period = (dialect.shift(period, -step.window.count, step.window.unit) if step.window is not None
-                  else dialect.truncate(period, str(step.to_grain)))
+        if step.window is not None:
+            shift = dialect.shift_time if sub_daily else dialect.shift
+            period = shift(period, -step.window.count, step.window.unit)
+        else:
+            period = dialect.truncate(period, str(step.to_grain))
     return period
 
 
@@ -57,9 +63,12 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     spine_col = col(spine.column, "spine")
     periods_name = f"{group.id}_periods"
     period_expr = dialect.truncate(spine_col, grain)  # a DATE, as the other aggregations group by
-    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(aliased(spine.table_node, "spine"), copy=False)
+    periods = exp.Select(expressions=[exp.alias_(period_expr, "period", quoted=True)]).from_(spine_at(spine, dialect, grain), copy=False)
     if grain != "day":
         periods = periods.distinct(copy=False)
+    custom = is_custom_offset(layer, offset)
+    if custom:  # each spine day with the day it reads: a lookup, not an expression (custom_offset_periods)
+        periods = custom_offset_periods(layer, dialect, offset)
 
     paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
     tree = JoinTree(model, list(group.paths), layer, renderer.source_for)
@@ -69,12 +78,15 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
         if ref.dimension is dim and not ref.keys:  # the shifted axis: the spine's period
             if ref.date_part:
                 return dialect.date_part(period.copy(), ref.date_part)
-            return period.copy() if (ref.grain or "day") == grain else dialect.truncate(period.copy(), ref.grain or "day")
+            if ref.grain is None and grain in SUB_DAILY_GRAINS:  # the time itself: below a day, the finest period
+                return period.copy()
+            return period.copy() if (ref.grain or "day") == grain else renderer.period(period.copy(), ref.grain or "day")
         return renderer.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
     row_time = qualify(dim.node, tree.root_alias)
     row_period = dialect.to_date(row_time) if grain == "day" else dialect.truncate(row_time, grain)
-    on = exp.EQ(this=read_period(period.copy(), offset, dialect), expression=row_period)
+    read = col("read", "p") if custom else read_period(period.copy(), offset, dialect, grain in SUB_DAILY_GRAINS)
+    on = exp.EQ(this=read, expression=row_period)
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
@@ -86,6 +98,8 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     if conditions:
         query = query.where(*conditions, copy=False)
     key_exprs = [render_ref(ref) for ref in keys]
+    if not dialect.correlated_group_keys:  # a custom granularity's lookups as joins of the spine (render.py)
+        query, key_exprs = renderer.joined_lookups(query, key_exprs)
     if group.dedupe:  # one row per (primary key, spine day) and group before aggregating, as group_parts does
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
         projection.append(exp.alias_(period.copy(), "__period", quoted=True))
@@ -103,6 +117,31 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
     final = query.select(*projection, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False)
     return [(periods_name, periods), (group.id, final)]
+
+
+def custom_offset_periods(layer: SemanticLayer, dialect: Dialect, offset: Offset) -> exp.Select:
+    """`period` (a spine day) and `read` (the day whose rows it reports), for an offset in a custom granularity, as
+    MetricFlow maps them: the day at the same position (row number by day) in the period `count` periods earlier
+    (periods ordered by the custom column's value); none where that period is shorter. offset_to_grain: the first
+    day of the day's own period."""
+    spine = layer.time_spine
+    assert spine is not None and offset.grain in spine.custom_grains
+    value = col(spine.custom_grains[offset.grain].column, "spine")
+    day = col(spine.column, "spine")
+    ranked = exp.Select(expressions=[
+        exp.alias_(day.copy(), "day", quoted=True),
+        exp.alias_(exp.Window(this=exp.Anonymous(this="DENSE_RANK"), order=exp.Order(expressions=[exp.Ordered(this=value.copy())])),
+                   "k", quoted=True),
+        exp.alias_(exp.Window(this=exp.RowNumber(), partition_by=[value.copy()], order=exp.Order(expressions=[exp.Ordered(this=day.copy())])),
+                   "rn", quoted=True),
+    ]).from_(aliased(spine.table_node, "spine"), copy=False).where(exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), copy=False)
+    back = offset.window.count if offset.window is not None else 0
+    on = exp.and_(exp.EQ(this=col("k", "b"), expression=exp.Sub(this=col("k", "a"), expression=exp.Literal.number(back)) if back else col("k", "a")),
+                  exp.EQ(this=col("rn", "b"), expression=col("rn", "a") if offset.window is not None else exp.Literal.number(1)))
+    return (exp.Select(expressions=[exp.alias_(dialect.to_date(col("day", "a")), "period", quoted=True),
+                                    exp.alias_(dialect.to_date(col("day", "b")), "read", quoted=True)])
+            .from_(exp.Subquery(this=ranked, alias=exp.TableAlias(this=ident("a"))), copy=False)
+            .join(exp.Subquery(this=ranked.copy(), alias=exp.TableAlias(this=ident("b"))), on=on, join_type="INNER", copy=False))
 
 
 def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension, grain: str,

@@ -122,6 +122,42 @@ class Renderer:
         lookup = lookup.where(exp.EQ(this=col(spine.column, "custom_spine"), expression=self.dialect.to_date(value)), copy=False)
         return exp.Subquery(this=lookup)
 
+    def joined_lookups(self, query: exp.Select, keys: list[exp.Expression]) -> tuple[exp.Select, list[exp.Expression]]:
+        """The custom granularity lookups of one aggregation (its keys and WHERE) as LEFT JOINs of the spine, for an
+        engine without correlated subqueries there (ClickHouse): one join per distinct day expression."""
+        spine = self.layer.time_spine
+        if spine is None or not spine.custom_grains:
+            return query, keys
+        columns = {c.column for c in spine.custom_grains.values()}
+        joins: dict[str, str] = {}  # the day expression's SQL -> its join's alias
+
+        def lookup_day(node: exp.Expression) -> exp.Expression | None:
+            inner = node.this if isinstance(node, exp.Subquery) else None
+            if not isinstance(inner, exp.Select):
+                return None
+            source = inner.args.get("from_")
+            if source is None or source.this.alias != "custom_spine" or len(inner.expressions) != 1:
+                return None
+            condition = inner.args.get("where")
+            if condition is None or not isinstance(condition.this, exp.EQ) or inner.expressions[0].name not in columns:
+                return None
+            return condition.this.expression
+
+        def replace(node: exp.Expression) -> exp.Expression:
+            day = lookup_day(node)
+            if day is None or node.parent_select is not None:  # (in a copy of the WHERE or a key) a nested query's own stays
+                return node
+            alias = joins.setdefault(day.sql(), f"custom_spine{len(joins)}")
+            if alias not in [j.alias_or_name for j in query.args.get("joins") or []]:
+                on = exp.EQ(this=col(spine.column, alias), expression=day.copy())
+                query.join(exp.Join(this=aliased(spine.table_node, alias), on=on, side="LEFT"), copy=False)
+            return col(node.this.expressions[0].name, alias)
+
+        where = query.args.get("where")
+        if where is not None:
+            query.set("where", where.transform(replace))
+        return query, [k.transform(replace) for k in keys]
+
     def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
         refs = dict(f.refs)
         node = self.type_date_literals(f.node, refs)
@@ -226,6 +262,8 @@ class Renderer:
         if conditions:
             query = query.where(*conditions, copy=False)
         key_exprs = [render_ref(ref) for ref in keys]
+        if not self.dialect.correlated_group_keys:
+            query, key_exprs = self.joined_lookups(query, key_exprs)
         semi = next((a.measure for a in group.columns if a.measure.non_additive), None)  # alone in its group
         if not group.dedupe and semi is None:
             inputs = {a.id: (self.measure_input(a, tree.root_alias) if a.measure.node is not None else None)

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ..resolve.names import DimRef
-from .sqltree import aliased, col
+from .spine_periods import finest, spine_at
+from .sqltree import col
 
 if TYPE_CHECKING:
     from ..plan.nodes import SpinePeriods
@@ -33,7 +34,8 @@ def spine_query(plan: SpinePeriods, renderer: Renderer, dims: exp.Query | None =
     axis = [ref for ref in plan.group_keys if ref.axis]
     keys = [render_ref(ref) for ref in axis]
     query = exp.Select(expressions=[exp.alias_(k, ref.text, quoted=True) for k, ref in zip(keys, axis)])
-    query = query.from_(aliased(spine.table_node, "spine"), copy=False).distinct(copy=False)
+    query = query.from_(spine_at(spine, renderer.dialect, finest([ref.grain or "day" for ref in axis if not ref.date_part])),
+                        copy=False).distinct(copy=False)
     conditions = [renderer.filter_expr(f, render_ref) for f in plan.where]
     if conditions:
         query = query.where(*conditions, copy=False)

@@ -20,6 +20,7 @@ from ..plan.nodes import SpineFill
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from .render import Renderer
+from .spine_periods import finest, spine_at
 
 
 def _ident(name: str) -> exp.Identifier:
@@ -125,7 +126,9 @@ def fill_from_timespine(query: exp.Query, plan: SpineFill, renderer: Renderer) -
         return dialect.truncate(day.copy(), ref.grain or "day")
 
     periods = exp.Select(expressions=[exp.alias_(value(i), c, quoted=True) for i, c in columns.items()])
-    periods = periods.from_(_aliased(spine.table_node, "spine"), copy=False)
+    # below a day, the spine's periods at the finest grain of the query's time keys (render/spine_periods.py)
+    grains = [plan.group_keys[i].grain or "day" for i in columns if not plan.group_keys[i].date_part]
+    periods = periods.from_(spine_at(spine, dialect, finest(grains)), copy=False)
     if bounds:
         periods = periods.where(*bounds, copy=False)
     # a metric filter holds on the filled value: the result's, or over empty inputs in a period the spine adds

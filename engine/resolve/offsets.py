@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ..errors import Location, QueryError
-from ..layer.model import GRAINS, Metric, MetricInput, Offset, SemanticLayer
+from ..layer.model import SUB_DAILY_GRAINS, TIME_GRAINS, Metric, MetricInput, Offset, SemanticLayer
 from .resolved import Aggregation, CumulativeRead
 
 if TYPE_CHECKING:
@@ -55,6 +55,7 @@ def check_offset_keys(layer: SemanticLayer, group: Aggregation, offset: Offset, 
                          "metric whose inputs are read at an offset is supported on simple, ratio and derived inputs only",
                          code="unsupported_offset", location=Location(field=origin))
     if running is not None:  # its own time dimension in group_by is checked with the cumulative group
+        check_custom_offset(layer, offset, ["day"], True, origin)
         return offset
     dim = layer.models[group.model].time_dimension_of(measure)
     if dim is None:
@@ -65,14 +66,39 @@ def check_offset_keys(layer: SemanticLayer, group: Aggregation, offset: Offset, 
     if not any(ref.dimension is dim and not ref.keys for ref in group.keys):
         raise QueryError(f"an offset input ({offset}, measure {measure.qualified_name}) needs metric_time (or {dim.qualified_name}) "
                          "in group_by, at any grain or date part", code="missing_time_dimension", location=Location(field=origin))
-    grains = [ref.grain or "day" for ref in group.keys if ref.dimension is dim and not ref.keys and not ref.date_part] or ["day"]
-    if offset.then is not None and offset_join_grain(offset, min(grains, key=GRAINS.index)) is None:
-        finest = min(grains, key=GRAINS.index)
+    grains = [ref.grain or "day" for ref in group.keys if ref.dimension is dim and not ref.keys and not ref.date_part
+              and (ref.grain or "day") in TIME_GRAINS] or ["day"]  # a custom granularity is read from the day
+    check_custom_offset(layer, offset, [ref.grain or "day" for ref in group.keys if ref.dimension is dim and not ref.keys
+                                        and not ref.date_part] or ["day"], running is not None, origin)
+    if offset.then is not None and offset_join_grain(offset, min(grains, key=TIME_GRAINS.index)) is None:
+        finest = min(grains, key=TIME_GRAINS.index)
         raise QueryError(f"measure {measure.qualified_name} is read at nested offsets ({offset}); by {finest} this is "
                          f"supported when each offset of a metric moves whole {finest}s and an offset of a measure or simple "
                          f"metric counts in {finest}s: group {dim.qualified_name} by day (metric_time__day), where any "
                          "nesting is exact", code="unsupported_offset", location=Location(field=origin))
     return offset
+
+
+def check_custom_offset(layer: SemanticLayer, offset: Offset, grains: list[str], cumulative: bool, origin: str) -> None:
+    """An offset counted in a custom granularity (`offset_window: 1 fiscal_quarter`) maps each spine day to the day
+    at the same position in the period that many periods earlier, as MetricFlow does: one such step, read by day
+    (and any grain above it or custom granularity); refused below a day, nested, or on a cumulative metric."""
+    custom = layer.time_spine.custom_grains if layer.time_spine is not None else {}
+    step = next((s for s in offset.steps if s.grain in custom), None)
+    if step is None:
+        return
+    why = ("it is nested in another offset" if offset.then is not None else
+           "it reads a cumulative metric" if cumulative else
+           f"the query is grouped below a day ({next(g for g in grains if g in SUB_DAILY_GRAINS)})" if any(g in SUB_DAILY_GRAINS for g in grains) else
+           "offset_to_grain of a custom granularity is read by day only" if step.to_grain in custom and grains != ["day"] else "")
+    if why:
+        raise QueryError(f"an offset in a custom granularity ({offset}) is supported as a single offset of a measure or "
+                         f"metric, grouped by day or coarser: here {why}", code="unsupported_offset", location=Location(field=origin))
+
+
+def is_custom_offset(layer: SemanticLayer, offset: Offset) -> bool:
+    """Does this (single, checked) offset count in a custom granularity of the time spine?"""
+    return layer.time_spine is not None and offset.grain in layer.time_spine.custom_grains
 
 
 _MONTHS = {"month": 1, "quarter": 3, "year": 12}
@@ -97,8 +123,8 @@ def offset_join_grain(offset: Offset, finest: str) -> str | None:
     step on a measure's rows (if any) counts in that grain. A single offset of a measure (or simple metric) joins
     at its own grain when the query uses it, else by day; a single offset of a derived metric by a window that is
     not whole periods keeps the per-measure day join (docs/semantic-layer.md, "Where we differ")."""
-    if finest == "day":
-        return "day"
+    if finest == "day" or finest in SUB_DAILY_GRAINS:  # the finest period: every step composes period by period
+        return finest
     steps = offset.steps
     if len(steps) == 1 and not steps[0].on_metric:
         return finest if steps[0].grain == finest else "day"

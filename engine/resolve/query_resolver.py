@@ -246,7 +246,6 @@ class QueryResolver:
         if not smq.metrics and any(r.axis for r in group_keys):
             return self.spine_cross_plan(group_keys, where, tuple(order), smq.limit)
         self._check_fine_grains(group_keys, where, smq)
-        self._check_custom_grains(group_keys)
         groups = self._groups(group_keys, where)
         self._check_engine(groups, smq)
         return ResolvedQuery(group_keys, where, groups, tuple(outputs), tuple(having), tuple(order), smq.limit)
@@ -349,6 +348,7 @@ class QueryResolver:
                     f"{cumulative.time_dimension} only; add the dimension at a grain (e.g. {cumulative.time_dimension}__day): "
                     "the date part is that of each period", code="missing_time_dimension", location=Location(field=origin))
             if cumulative is not None:
+                check_custom_cumulative(self.layer, cumulative, group_keys, time_ref.dimension, origin)
                 needed.append((time_ref, origin))
         paths: dict[tuple[str, tuple[str, ...]], tuple[DimRef, Path]] = {}
         fan_out = None
@@ -384,48 +384,35 @@ class QueryResolver:
 
 
     def _check_fine_grains(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], smq: SMQ) -> None:
-        """An hour, minute or second, or a custom granularity, with a metric that reads the daily time spine by its
-        own periods (cumulative, offset, conversion, join_to_timespine): refused, naming both."""
+        """What is not read at a grain, refused naming both: a conversion metric below a day (its window counts days) or
+        by a custom granularity; join_to_timespine by a custom granularity. Below a day the spine is read at the query's
+        grain (render/spine_periods.py); cumulative metrics and offsets read a custom granularity's days."""
         custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
         named = [(r, f"group_by[{i}]") for i, r in enumerate(group_keys)]
         named += [(r, f.field) for f in where for r in f.dimension_refs()]
-        fine = next(((r, at) for r, at in named if r.grain in SUB_DAILY_GRAINS or r.grain in custom), None)
-        if fine is None:
-            return
-        what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset()))), None)
-        if what is None:
-            return
-        ref, at = fine
-        kind = "a custom granularity" if ref.grain in custom else f"grain '{ref.grain}'"
-        raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the daily time spine by its own periods: "
-                         "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
-                         suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
+        for ref, at in named:
+            if ref.grain not in custom and ref.grain not in SUB_DAILY_GRAINS:
+                continue
+            below = ref.grain in SUB_DAILY_GRAINS
+            what = next((w for t in smq.metrics if (w := self._reads_spine(t, frozenset(), fill=not below))), None)
+            if what is None:
+                continue
+            kind = f"grain '{ref.grain}'" if below else "a custom granularity"
+            raise QueryError(f"'{ref.text}': {kind} with {what}, which reads the time spine by day: "
+                             "use day or a standard grain", code="unsupported_grain", location=Location(field=at),
+                             suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
 
-    def _check_custom_grains(self, group_keys: tuple[DimRef, ...]) -> None:
-        """A custom granularity in group_by is a lookup of the spine by day: engines that cannot group by one refuse it."""
-        custom = self.layer.time_spine.custom_grains if self.layer.time_spine is not None else {}
-        if self.dialect.correlated_group_keys or not custom:
-            return
-        for i, ref in enumerate(group_keys):
-            if ref.grain in custom:
-                raise QueryError(f"'{ref.text}': a custom granularity is looked up in the time spine by day, and "
-                                 f"{self.dialect.display} cannot group by such a lookup; query it on another engine, or "
-                                 "group by day", code="unsupported_grain", location=Location(field=f"group_by[{i}]"),
-                                 suggestions=[ref.text.rsplit("__", 1)[0] + "__day"])
-
-    def _reads_spine(self, name: str, seen: frozenset[str]) -> str | None:
-        """What in this metric (or an input at any depth) reads the time spine: a cumulative or conversion metric, an
-        offset input, join_to_timespine; None when nothing does."""
+    def _reads_spine(self, name: str, seen: frozenset[str], fill: bool = True) -> str | None:
+        """What in this metric (or an input at any depth) reads the time spine by day where a query's grain cannot
+        change it: a conversion metric, join_to_timespine (unless `fill` is False); None when nothing does."""
         metric = self.layer.metrics.get(name)
         if metric is None or name in seen:
             return None
-        if metric.type in ("cumulative", "conversion"):
-            return f"{metric.type} metric '{name}'"
-        if metric.join_to_timespine:
+        if metric.type == "conversion":
+            return f"conversion metric '{name}'"
+        if fill and metric.join_to_timespine:
             return f"join_to_timespine (metric '{name}')"
-        if any(i.offset is not None for i in metric.derived_inputs):
-            return f"an offset input (metric '{name}')"
-        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}))), None)
+        return next((w for n in metric.inputs() if (w := self._reads_spine(n, seen | {name}, fill))), None)
 
     def _check_engine(self, groups: tuple[Aggregation, ...], smq: SMQ) -> None:
         """What the target engine cannot compute, refused naming the query field that reads it."""
@@ -439,6 +426,18 @@ class QueryResolver:
                         f"{self.dialect.display} has no percentile aggregate; query it on an engine that has one (DuckDB, "
                         "PostgreSQL, Snowflake, Spark, ...)", code="unsupported_aggregation",
                         location=Location(field=reading_field(self.layer, smq, column.measure.qualified_name)))
+
+
+def check_custom_cumulative(layer: SemanticLayer, metric: Metric, keys: tuple[DimRef, ...], dim: Dimension, origin: str) -> None:
+    """A cumulative metric by a custom granularity, or to date of one, is read day by day from the spine's column:
+    refused below a day (the generated hour spine has no custom columns)."""
+    custom = layer.time_spine.custom_grains if layer.time_spine is not None else {}
+    fine = next((r for r in keys if r.dimension is dim and r.grain in SUB_DAILY_GRAINS), None)
+    mixed = metric.grain_to_date in custom or any(r.dimension is dim and r.grain in custom for r in keys)
+    if fine is not None and mixed:
+        raise QueryError(f"cumulative metric '{metric.name}': a custom granularity is read by day, not by {fine.grain} ('{fine.text}'); "
+                         "group by day or coarser", code="unsupported_grain", location=Location(field=origin),
+                         suggestions=[fine.text.rsplit("__", 1)[0] + "__day"])
 
 
 def all_time(metric: Metric) -> bool:

@@ -149,6 +149,11 @@ def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], 
     if isinstance(agg.reads, ConversionsRead):
         raise _Refused("conversion metrics are answered from the facts")
     windowed = isinstance(agg.reads, CumulativeRead) or agg.offset is not None
+    units = [step.grain for step in agg.offset.steps] if agg.offset is not None else []
+    if isinstance(agg.reads, CumulativeRead):
+        units += [u for u in (agg.reads.metric.window.unit if agg.reads.metric.window else "", agg.reads.metric.grain_to_date) if u]
+    if any(u not in GRAIN_RANK for u in units):  # a generated finer spine, or a custom granularity's spine column
+        raise _Refused(f"a window or offset in {next(u for u in units if u not in GRAIN_RANK)}s is answered from the facts")
     if windowed and (r.time is None or r.grain != "day"):
         raise _Refused("a cumulative window or an offset reads days: it needs a rollup with a day grain")
     if agg.dedupe:

@@ -213,21 +213,27 @@ class MetricMapping:
                 column.replace(exp.column(renames[column.name.lower()]))
         return {"expr": tree.sql(dialect=self.dialect), **({"inputs": inputs} if inputs else {})}
 
+    def offset_units(self) -> tuple[str, ...]:
+        """What an offset counts in: a grain down to the second, or a custom granularity of the time spine."""
+        spine: dict[str, Any] = dict(self.time_spine() or {})
+        custom = [str(g["name"]).lower() for g in spine.get("custom_granularities") or []]
+        return (*SUB_DAILY_GRAINS, *GRAINS, *custom)
+
     def offset_input(self, found: Found, params: Any, ref: dict[str, Any]) -> dict[str, str] | None:
         """`offset_window` / `offset_to_grain` of a derived metric's input ({} without; None when refused)."""
         window, grain = _window_text(ref.get("offset_window")) if isinstance(ref.get("offset_window"), dict) else ref.get("offset_window"), \
             ref.get("offset_to_grain")
         if window:
             unit = re.fullmatch(r"\s*\d+\s+([a-z_]+?)s?\s*", str(window).lower())
-            if unit is None or unit.group(1) not in GRAINS:
+            if unit is None or unit.group(1) not in self.offset_units():
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': offset_window '{window}' on input '{ref.get('name')}': "
-                            f"only whole days, weeks, months, quarters and years are supported")
+                            f"the unit is not a grain (second to year) nor a custom granularity of the time spine")
                 return None
             return {"offset_window": _spelled(str(window))}
         if grain:
-            if str(grain).lower() not in GRAINS:
+            if str(grain).lower() not in self.offset_units():
                 self.refuse(found.at(params, "metrics"), f"metric '{found.name}': offset_to_grain '{grain}' on input "
-                            f"'{ref.get('name')}': grains below a day and custom grains are {NOT_YET}")
+                            f"'{ref.get('name')}': not a grain (second to year) nor a custom granularity of the time spine")
                 return None
             return {"offset_to_grain": str(grain).lower()}
         return {}
@@ -299,9 +305,9 @@ class MetricMapping:
                         f"metric '{found.name}': window '{window}' is not a window (write e.g. '7 days' or '3 months')")
             return None
         for what, unit in (("window", window_unit.group(1)), ("grain_to_date", grain)):
-            if unit and str(unit).lower() not in GRAINS:
+            if unit and str(unit).lower() not in (*SUB_DAILY_GRAINS, *GRAINS):  # below a day: a generated finer spine
                 self.refuse(found.at(nested if what in nested else params, what),
-                            f"metric '{found.name}': a {what} in {unit}s: grains below a day are {NOT_YET}")
+                            f"metric '{found.name}': a {what} in {unit}s: grains below a second are {NOT_YET}")
                 return None
         period_agg = str(nested.get("period_agg") or "first").lower()  # MetricFlow's default: the period's first day
         if period_agg not in ("first", "last", "average"):

@@ -49,7 +49,28 @@ def test_bad_declarations_are_reported_with_their_line(tmp_path: Path) -> None:
 
 
 def test_what_reads_the_spine_by_its_own_periods_is_refused(tmp_path: Path) -> None:
-    layer = load_layer(shop_with(tmp_path, "    - {name: fiscal_quarter}\n"))
-    with pytest.raises(QueryError) as err:
-        layer.compile({"metrics": ["ordersYearToDate"], "group_by": ["OrdersModel__orderDate__fiscal_quarter"]})
-    assert err.value.code == "unsupported_grain" and "cumulative metric 'ordersYearToDate'" in err.value.message
+    """A conversion metric (its window by day) and join_to_timespine (the spine's periods at a grain) are not read
+    by a custom granularity; cumulative metrics and offsets are (cases.d/custom_grains.yml)."""
+    from .test_engines import shop_with_extra_metrics
+
+    layer = shop_with_extra_metrics(tmp_path)
+    for metric in ("consumerSignupToWebOrderRate", "orderCountOnSpine"):
+        with pytest.raises(QueryError) as err:
+            layer.compile({"metrics": [metric], "group_by": ["metric_time__fiscal_quarter"]})
+        assert err.value.code == "unsupported_grain" and "custom granularity" in err.value.message, err.value.message
+    assert "fiscal_quarter" in layer.compile({"metrics": ["ordersYearToDate"], "group_by": ["OrdersModel__orderDate__fiscal_quarter"]})
+
+
+def test_a_custom_unit_must_be_declared(tmp_path: Path) -> None:
+    folder = shop_with(tmp_path, "    - {name: fiscal_quarter}\n")
+    orders = folder / "models" / "orders.yml"
+    orders.write_text(orders.read_text() + """  - name: ordersAFiscalYearEarlier
+    type: derived
+    expr: earlier
+    inputs:
+      - {name: OrdersModel__orderCount, alias: earlier, offset_window: 1 fiscal_year}
+""")
+    with pytest.raises(LayerValidationError) as info:
+        load_layer(folder)
+    text = "\n".join(e.formatted() for e in info.value.errors)
+    assert "offset_window: '1 fiscal_year' is not a window" in text and "fiscal_quarter" in text, text

@@ -139,6 +139,30 @@ CASES = [
      "WITH n AS (SELECT CAST(ds AS DATE) AS d, COUNT(*) AS c FROM fct_bookings GROUP BY 1) "
      "SELECT CAST(s.ds AS DATE), COALESCE(a.c, 0) - COALESCE(b.c, 0) FROM mf_time_spine s "
      "LEFT JOIN n a ON a.d = CAST(s.ds AS DATE) LEFT JOIN n b ON b.d = CAST(s.ds - INTERVAL 14 DAY AS DATE)"),
+    # below a day (#28 item 2), as MetricFlow reads its hour spine: a cumulative window of 3 hours (every hour whose
+    # window holds a row), grain_to_date and offsets in hours, and join_to_timespine by the hour
+    ({"metrics": ["subdaily_cumulative_window_metric"], "group_by": ["metric_time__hour"]},
+     "SELECT s.h, COUNT(*) FROM (SELECT UNNEST(generate_series(TIMESTAMP '2019-12-31', TIMESTAMP '2020-01-03', INTERVAL 1 HOUR)) AS h) s "
+     "JOIN dim_users u ON DATE_TRUNC('hour', u.archived_at) <= s.h AND DATE_TRUNC('hour', u.archived_at) > s.h - INTERVAL 3 HOUR GROUP BY 1"),
+    ({"metrics": ["subdaily_cumulative_grain_to_date_metric", "subdaily_offset_grain_to_date_metric"], "group_by": ["metric_time__hour"]},
+     "SELECT DATE_TRUNC('hour', archived_at), COUNT(*), COUNT(*) FROM dim_users WHERE archived_at IS NOT NULL GROUP BY 1"),
+    ({"metrics": ["subdaily_offset_window_metric"], "group_by": ["metric_time__hour"]},
+     "SELECT DATE_TRUNC('hour', archived_at) + INTERVAL 1 HOUR, COUNT(*) FROM dim_users WHERE archived_at IS NOT NULL GROUP BY 1"),
+    ({"metrics": ["subdaily_join_to_time_spine_metric"], "group_by": ["metric_time__hour"],
+      "filters": ["metric_time__hour BETWEEN '2020-01-01 00:00:00' AND '2020-01-01 15:00:00'"]},
+     "SELECT s.h, (SELECT COUNT(*) FROM dim_users u WHERE DATE_TRUNC('hour', u.archived_at) = s.h HAVING COUNT(*) > 0) "
+     "FROM (SELECT UNNEST(generate_series(TIMESTAMP '2020-01-01', TIMESTAMP '2020-01-01 15:00:00', INTERVAL 1 HOUR)) AS h) s"),
+    # an offset of one alien_day (a custom granularity), computed as MetricFlow's plan does: each day's bookings are
+    # reported on the day at the same row of the next alien_day period, if that period is that long
+    ({"metrics": ["bookings_offset_one_alien_day", "bookings_offset_alien_day"], "group_by": ["metric_time__day"]},
+     "WITH b AS (SELECT ds, alien_day, FIRST_VALUE(ds) OVER w AS f, LAST_VALUE(ds) OVER w AS l, "
+     "ROW_NUMBER() OVER (PARTITION BY alien_day ORDER BY ds) AS rn FROM mf_time_spine "
+     "WINDOW w AS (PARTITION BY alien_day ORDER BY ds ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)), "
+     "p AS (SELECT alien_day, LEAD(f, 1) OVER (ORDER BY alien_day) AS f1, LEAD(l, 1) OVER (ORDER BY alien_day) AS l1 "
+     "FROM (SELECT DISTINCT alien_day, f, l FROM b)), "
+     "m AS (SELECT b.ds AS base, p.f1 + (b.rn - 1) * INTERVAL 1 DAY AS lead FROM b JOIN p USING (alien_day) "
+     "WHERE p.f1 + (b.rn - 1) * INTERVAL 1 DAY <= p.l1) "
+     "SELECT CAST(m.lead AS DATE), COUNT(*), 2 * COUNT(*) FROM fct_bookings k JOIN m ON CAST(k.ds AS DATE) = CAST(m.base AS DATE) GROUP BY 1"),
     # a conversion metric: buys with a visit of the same user in the 7 days up to it, per visit
     ({"metrics": ["visit_buy_conversion_rate_7days"]},
      "SELECT (SELECT COUNT(*) FROM fct_buys b WHERE EXISTS (SELECT 1 FROM fct_visits v WHERE v.user_id = b.user_id "

@@ -1,0 +1,52 @@
+WITH `f0_periods` AS (
+  SELECT
+    DATE(`a`.`day`) AS `period`,
+    DATE(`b`.`day`) AS `read`
+  FROM (
+    SELECT
+      `spine`.`date_day` AS `day`,
+      DENSE_RANK() OVER (
+        ORDER BY CASE WHEN `spine`.`fiscal_quarter` IS NULL THEN 1 ELSE 0 END, `spine`.`fiscal_quarter`
+      ) AS `k`,
+      ROW_NUMBER() OVER (
+        PARTITION BY `spine`.`fiscal_quarter`
+        ORDER BY CASE WHEN `spine`.`date_day` IS NULL THEN 1 ELSE 0 END, `spine`.`date_day`
+      ) AS `rn`
+    FROM time_spine AS `spine`
+    WHERE
+      NOT `spine`.`fiscal_quarter` IS NULL
+  ) AS `a`
+  INNER JOIN (
+    SELECT
+      `spine`.`date_day` AS `day`,
+      DENSE_RANK() OVER (
+        ORDER BY CASE WHEN `spine`.`fiscal_quarter` IS NULL THEN 1 ELSE 0 END, `spine`.`fiscal_quarter`
+      ) AS `k`,
+      ROW_NUMBER() OVER (
+        PARTITION BY `spine`.`fiscal_quarter`
+        ORDER BY CASE WHEN `spine`.`date_day` IS NULL THEN 1 ELSE 0 END, `spine`.`date_day`
+      ) AS `rn`
+    FROM time_spine AS `spine`
+    WHERE
+      NOT `spine`.`fiscal_quarter` IS NULL
+  ) AS `b`
+    ON `b`.`k` = `a`.`k` AND `b`.`rn` = 1
+), `f0` AS (
+  SELECT
+    `p`.`period` AS `g0`,
+    COUNT(`orders`.order_id) AS `a0`
+  FROM orders AS `orders`
+  INNER JOIN `f0_periods` AS `p`
+    ON `p`.`read` = DATE(`orders`.order_date)
+  WHERE
+    `p`.`period` BETWEEN '2024-01-15' AND '2024-06-15'
+    AND `orders`.order_date BETWEEN '2024-01-15' AND '2024-06-15'
+  GROUP BY
+    `p`.`period`
+)
+SELECT
+  `m`.`g0` AS `OrdersModel__orderDate__day`,
+  `m`.`a0` AS `ordersAtFiscalQuarterStart`
+FROM `f0` AS `m`
+ORDER BY
+  CASE WHEN `m`.`g0` IS NULL THEN 1 ELSE 0 END, `m`.`g0` ASC

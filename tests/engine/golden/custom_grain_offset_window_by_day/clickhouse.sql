@@ -1,0 +1,44 @@
+WITH "f0_periods" AS (
+  SELECT
+    CAST("a"."day" AS Nullable(DATE)) AS "period",
+    CAST("b"."day" AS Nullable(DATE)) AS "read"
+  FROM (
+    SELECT
+      "spine"."date_day" AS "day",
+      DENSE_RANK() OVER (ORDER BY "spine"."fiscal_quarter") AS "k",
+      ROW_NUMBER() OVER (PARTITION BY "spine"."fiscal_quarter" ORDER BY "spine"."date_day") AS "rn"
+    FROM time_spine AS "spine"
+    WHERE
+      NOT (
+        "spine"."fiscal_quarter" IS NULL
+      )
+  ) AS "a"
+  INNER JOIN (
+    SELECT
+      "spine"."date_day" AS "day",
+      DENSE_RANK() OVER (ORDER BY "spine"."fiscal_quarter") AS "k",
+      ROW_NUMBER() OVER (PARTITION BY "spine"."fiscal_quarter" ORDER BY "spine"."date_day") AS "rn"
+    FROM time_spine AS "spine"
+    WHERE
+      NOT (
+        "spine"."fiscal_quarter" IS NULL
+      )
+  ) AS "b"
+    ON "b"."k" = "a"."k" - 1 AND "b"."rn" = "a"."rn"
+), "f0" AS (
+  SELECT
+    "p"."period" AS "g0",
+    COUNT("orders".order_id) AS "a0"
+  FROM orders AS "orders"
+  INNER JOIN "f0_periods" AS "p"
+    ON "p"."read" = CAST("orders".order_date AS Nullable(DATE))
+  GROUP BY
+    "p"."period"
+)
+SELECT
+  "m"."g0" AS "OrdersModel__orderDate__day",
+  "m"."a0" AS "ordersAFiscalQuarterEarlier"
+FROM "f0" AS "m"
+ORDER BY
+  "OrdersModel__orderDate__day" ASC
+SETTINGS join_use_nulls = 1

@@ -1,0 +1,50 @@
+WITH "f0_rows" AS (
+  SELECT
+    DATE("orders".order_date) AS "t",
+    "orders".order_id AS "i0"
+  FROM orders AS "orders"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    "spine"."__start" AS "start"
+  FROM (
+    SELECT
+      *,
+      MIN("whole"."date_day") OVER (PARTITION BY "whole"."fiscal_quarter") AS "__start"
+    FROM time_spine AS "whole"
+  ) AS "spine"
+  WHERE
+    "spine"."date_day" >= (
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" <= (
+      SELECT
+        MAX("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" BETWEEN '2024-01-20' AND '2024-02-10'
+), "f0_days" AS (
+  SELECT
+    "t",
+    COUNT("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
+), "f0" AS (
+  SELECT
+    "p"."period" AS "g0",
+    COALESCE(SUM("r"."i0"), 0) AS "a0"
+  FROM "f0_periods" AS "p"
+  LEFT JOIN "f0_days" AS "r"
+    ON "r"."t" < DATE("p"."period", '+1 days') AND "r"."t" >= "p"."start"
+  GROUP BY
+    "p"."period"
+)
+SELECT
+  "m"."g0" AS "OrdersModel__orderDate__day",
+  "m"."a0" AS "ordersFiscalQuarterToDate"
+FROM "f0" AS "m"
+ORDER BY
+  "OrdersModel__orderDate__day" ASC NULLS LAST

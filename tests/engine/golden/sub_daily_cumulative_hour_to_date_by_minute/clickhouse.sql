@@ -1,0 +1,194 @@
+WITH "f0_rows" AS (
+  SELECT
+    toDateTime64(toStartOfMinute("payments".paid_at), 6) AS "t",
+    "payments".amount AS "i0"
+  FROM payments AS "payments"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    toDateTime64(toStartOfMinute("spine"."date_day"), 6) AS "period"
+  FROM (
+    SELECT
+      addMinutes(toDateTime64("day_spine"."date_day", 6), "steps"."n") AS "date_day"
+    FROM time_spine AS "day_spine"
+    CROSS JOIN (
+      SELECT
+        "n0"."d" + "n1"."d" * 10 + "n2"."d" * 100 + "n3"."d" * 1000 AS "n"
+      FROM (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n0"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n1"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n2"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n3"
+      WHERE
+        "n0"."d" + "n1"."d" * 10 + "n2"."d" * 100 + "n3"."d" * 1000 < 1440
+    ) AS "steps"
+    WHERE
+      "day_spine"."date_day" >= CAST((
+        SELECT
+          MIN("t")
+        FROM "f0_rows"
+      ) AS Nullable(DATE))
+      AND "day_spine"."date_day" <= CAST(addHours(toDateTime64((
+        SELECT
+          MAX("t")
+        FROM "f0_rows"
+      ), 6), 1) AS Nullable(DATE))
+  ) AS "spine"
+  WHERE
+    "spine"."date_day" >= (
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" <= addHours(toDateTime64((
+      SELECT
+        MAX("t")
+      FROM "f0_rows"
+    ), 6), 1)
+    AND "spine"."date_day" BETWEEN CAST('2024-06-01 00:00:00' AS Nullable(DateTime)) AND CAST('2024-06-02 00:00:00' AS Nullable(DateTime))
+), "f0_days" AS (
+  SELECT
+    "t",
+    SUM("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
+), "f0" AS (
+  SELECT
+    "p"."period" AS "g0",
+    SUM("r"."i0") AS "a0"
+  FROM "f0_periods" AS "p"
+  INNER JOIN "f0_days" AS "r"
+    ON "r"."t" < addMinutes(toDateTime64("p"."period", 6), 1)
+    AND "r"."t" >= toDateTime64(
+      toStartOfHour(addMinutes(toDateTime64(addMinutes(toDateTime64("p"."period", 6), 1), 6), -1)),
+      6
+    )
+  GROUP BY
+    "p"."period"
+)
+SELECT
+  "m"."g0" AS "PaymentsModel__paidAt__minute",
+  "m"."a0" AS "paymentsHourToDate"
+FROM "f0" AS "m"
+ORDER BY
+  "PaymentsModel__paidAt__minute" ASC
+SETTINGS join_use_nulls = 1

@@ -1,0 +1,205 @@
+WITH "f0_rows" AS (
+  SELECT
+    STRFTIME('%Y-%m-%d %H:%M:00', "payments".paid_at) AS "t",
+    "payments".amount AS "i0"
+  FROM payments AS "payments"
+), "f0_periods" AS (
+  SELECT DISTINCT
+    STRFTIME('%Y-%m-%d %H:%M:00', "spine"."date_day") AS "period"
+  FROM (
+    SELECT
+      DATETIME("day_spine"."date_day", (
+        "steps"."n"
+      ) || ' minutes') AS "date_day"
+    FROM time_spine AS "day_spine"
+    CROSS JOIN (
+      SELECT
+        "n0"."d" + "n1"."d" * 10 + "n2"."d" * 100 + "n3"."d" * 1000 AS "n"
+      FROM (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n0"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n1"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n2"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n3"
+      WHERE
+        "n0"."d" + "n1"."d" * 10 + "n2"."d" * 100 + "n3"."d" * 1000 < 1440
+    ) AS "steps"
+    WHERE
+      "day_spine"."date_day" >= DATE((
+        SELECT
+          MIN("t")
+        FROM "f0_rows"
+      ))
+      AND "day_spine"."date_day" <= DATE(DATETIME((
+        SELECT
+          MAX("t")
+        FROM "f0_rows"
+      ), (
+        1
+      ) || ' hours'))
+  ) AS "spine"
+  WHERE
+    "spine"."date_day" >= (
+      SELECT
+        MIN("t")
+      FROM "f0_rows"
+    )
+    AND "spine"."date_day" <= DATETIME((
+      SELECT
+        MAX("t")
+      FROM "f0_rows"
+    ), (
+      1
+    ) || ' hours')
+    AND "spine"."date_day" BETWEEN '2024-06-01 00:00:00' AND '2024-06-02 00:00:00'
+), "f0_days" AS (
+  SELECT
+    "t",
+    SUM("i0") AS "i0"
+  FROM "f0_rows"
+  GROUP BY
+    "t"
+), "f0" AS (
+  SELECT
+    "p"."period" AS "g0",
+    SUM("r"."i0") AS "a0"
+  FROM "f0_periods" AS "p"
+  INNER JOIN "f0_days" AS "r"
+    ON "r"."t" < DATETIME("p"."period", (
+      1
+    ) || ' minutes')
+    AND "r"."t" >= STRFTIME(
+      '%Y-%m-%d %H:00:00',
+      DATETIME(DATETIME("p"."period", (
+        1
+      ) || ' minutes'), (
+        -1
+      ) || ' minutes')
+    )
+  GROUP BY
+    "p"."period"
+)
+SELECT
+  "m"."g0" AS "PaymentsModel__paidAt__minute",
+  "m"."a0" AS "paymentsHourToDate"
+FROM "f0" AS "m"
+ORDER BY
+  "PaymentsModel__paidAt__minute" ASC NULLS LAST

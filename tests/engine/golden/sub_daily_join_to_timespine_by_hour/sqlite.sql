@@ -1,0 +1,100 @@
+WITH "result" AS (
+  SELECT
+    STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at) AS "PaymentsModel__paidAt__hour",
+    COALESCE(COUNT("payments".payment_id), 0) AS "paymentCountEveryHour"
+  FROM payments AS "payments"
+  WHERE
+    "payments".paid_at >= '2023-05-01 00:00:00'
+    AND "payments".paid_at < '2023-05-04 00:00:00'
+  GROUP BY
+    STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
+), "periods" AS (
+  SELECT DISTINCT
+    STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day") AS "period"
+  FROM (
+    SELECT
+      DATETIME("day_spine"."date_day", (
+        "steps"."n"
+      ) || ' hours') AS "date_day"
+    FROM time_spine AS "day_spine"
+    CROSS JOIN (
+      SELECT
+        "n0"."d" + "n1"."d" * 10 AS "n"
+      FROM (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n0"
+      CROSS JOIN (
+        SELECT
+          0 AS "d"
+        UNION ALL
+        SELECT
+          1 AS "d"
+        UNION ALL
+        SELECT
+          2 AS "d"
+        UNION ALL
+        SELECT
+          3 AS "d"
+        UNION ALL
+        SELECT
+          4 AS "d"
+        UNION ALL
+        SELECT
+          5 AS "d"
+        UNION ALL
+        SELECT
+          6 AS "d"
+        UNION ALL
+        SELECT
+          7 AS "d"
+        UNION ALL
+        SELECT
+          8 AS "d"
+        UNION ALL
+        SELECT
+          9 AS "d"
+      ) AS "n1"
+      WHERE
+        "n0"."d" + "n1"."d" * 10 < 24
+    ) AS "steps"
+  ) AS "spine"
+  WHERE
+    "spine"."date_day" >= '2023-05-01 00:00:00'
+    AND "spine"."date_day" < '2023-05-04 00:00:00'
+)
+SELECT
+  "p"."period" AS "PaymentsModel__paidAt__hour",
+  COALESCE("r"."paymentCountEveryHour", 0) AS "paymentCountEveryHour"
+FROM "periods" AS "p"
+LEFT JOIN "result" AS "r"
+  ON "r"."PaymentsModel__paidAt__hour" = "p"."period"
+ORDER BY
+  "PaymentsModel__paidAt__hour" ASC NULLS LAST

@@ -1,0 +1,99 @@
+WITH `f0_periods` AS (
+  SELECT DISTINCT
+    CAST(DATE_TRUNC('hour', `spine`.`date_day`) AS TIMESTAMP) AS `period`
+  FROM (
+    SELECT
+      TIMESTAMPADD(HOUR, `steps`.`n`, CAST(`day_spine`.`date_day` AS TIMESTAMP)) AS `date_day`
+    FROM time_spine AS `day_spine`
+    CROSS JOIN (
+      SELECT
+        `n0`.`d` + `n1`.`d` * 10 AS `n`
+      FROM (
+        SELECT
+          0 AS `d`
+        UNION ALL
+        SELECT
+          1 AS `d`
+        UNION ALL
+        SELECT
+          2 AS `d`
+        UNION ALL
+        SELECT
+          3 AS `d`
+        UNION ALL
+        SELECT
+          4 AS `d`
+        UNION ALL
+        SELECT
+          5 AS `d`
+        UNION ALL
+        SELECT
+          6 AS `d`
+        UNION ALL
+        SELECT
+          7 AS `d`
+        UNION ALL
+        SELECT
+          8 AS `d`
+        UNION ALL
+        SELECT
+          9 AS `d`
+      ) AS `n0`
+      CROSS JOIN (
+        SELECT
+          0 AS `d`
+        UNION ALL
+        SELECT
+          1 AS `d`
+        UNION ALL
+        SELECT
+          2 AS `d`
+        UNION ALL
+        SELECT
+          3 AS `d`
+        UNION ALL
+        SELECT
+          4 AS `d`
+        UNION ALL
+        SELECT
+          5 AS `d`
+        UNION ALL
+        SELECT
+          6 AS `d`
+        UNION ALL
+        SELECT
+          7 AS `d`
+        UNION ALL
+        SELECT
+          8 AS `d`
+        UNION ALL
+        SELECT
+          9 AS `d`
+      ) AS `n1`
+      WHERE
+        `n0`.`d` + `n1`.`d` * 10 < 24
+    ) AS `steps`
+  ) AS `spine`
+), `f0` AS (
+  SELECT
+    `p`.`period` AS `g0`,
+    `payments`.method AS `g1`,
+    SUM(`payments`.amount) AS `a0`
+  FROM payments AS `payments`
+  INNER JOIN `f0_periods` AS `p`
+    ON TIMESTAMPADD(DAY, -1, CAST(`p`.`period` AS TIMESTAMP)) = CAST(DATE_TRUNC('hour', `payments`.paid_at) AS TIMESTAMP)
+  WHERE
+    `p`.`period` BETWEEN CAST('2024-02-01 00:00:00' AS TIMESTAMP) AND CAST('2024-02-10 00:00:00' AS TIMESTAMP)
+    AND `payments`.paid_at BETWEEN CAST('2024-02-01 00:00:00' AS TIMESTAMP) AND CAST('2024-02-10 00:00:00' AS TIMESTAMP)
+  GROUP BY
+    `p`.`period`,
+    `payments`.method
+)
+SELECT
+  `m`.`g0` AS `PaymentsModel__paidAt__hour`,
+  `m`.`g1` AS `PaymentsModel__method`,
+  `m`.`a0` AS `paymentsADayEarlier`
+FROM `f0` AS `m`
+ORDER BY
+  `PaymentsModel__paidAt__hour` ASC NULLS LAST,
+  `PaymentsModel__method` ASC NULLS LAST
