@@ -20,6 +20,7 @@ from ..dialects.base import Dialect
 from ..layer.model import GRAINS, SUM_OF_COUNTS
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
+from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, cumulative_metric, qualify
 from .sqltree import aliased, col, ident
@@ -89,23 +90,23 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     def rows_bound(agg: type[exp.Func]) -> exp.Expression:
         return exp.Subquery(this=exp.Select(expressions=[agg(this=col("t"))]).from_(ident(rows_name), copy=False))
 
-    bounds: list[exp.Expression] = [exp.GTE(this=spine_col.copy(), expression=rows_bound(exp.Min))]  # no window before the first row
+    bounds: list[exp.Expression] = [exp.GTE(this=fresh(spine_col), expression=rows_bound(exp.Min))]  # no window before the first row
     if not nonempty:  # every period from the first to the last with rows (all the days of those periods when daily)
         if daily:
-            bounds = [exp.GTE(this=spine_col.copy(), expression=dialect.truncate(rows_bound(exp.Min), period_grain)),
-                      exp.LT(this=spine_col.copy(), expression=dialect.add_interval(dialect.truncate(rows_bound(exp.Max), period_grain), 1, period_grain))]
+            bounds = [exp.GTE(this=fresh(spine_col), expression=dialect.truncate(rows_bound(exp.Min), period_grain)),
+                      exp.LT(this=fresh(spine_col), expression=dialect.add_interval(dialect.truncate(rows_bound(exp.Max), period_grain), 1, period_grain))]
         else:
-            bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
+            bounds.append(exp.LTE(this=fresh(spine_col), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=dialect.shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
+        bounds.append(exp.LTE(this=fresh(spine_col), expression=dialect.shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
     elif metric.grain_to_date:
-        bounds.append(exp.LTE(this=spine_col.copy(), expression=dialect.shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
+        bounds.append(exp.LTE(this=fresh(spine_col), expression=dialect.shift(rows_bound(exp.Max), 1, metric.grain_to_date)))
     if read is None:
         bounds += [renderer.filter_expr(f, renderer.on_spine(spine_col)) for f in time_filters]
     else:  # only the periods an offset looks up (the days of those periods when daily)
-        bounds.append(exp.In(this=dialect.truncate(spine_col.copy(), period_grain), query=exp.Subquery(this=read)))
+        bounds.append(exp.In(this=dialect.truncate(fresh(spine_col), period_grain), query=exp.Subquery(this=read)))
     periods = (
-        exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True)])
+        exp.Select(expressions=[exp.alias_(dialect.truncate(fresh(spine_col), step), "period", quoted=True)])
         .from_(aliased(spine.table_node, "spine"), copy=False)
         .where(*bounds, copy=False)
         .distinct(copy=False)
@@ -113,13 +114,13 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
 
     period = col("period", "p")
     # the window ends with the period's last day, or its first with `period_agg: first` (MetricFlow's default)
-    next_start = dialect.add_interval(period.copy(), 1, "day" if metric.period_agg == "first" else step)
+    next_start = dialect.add_interval(fresh(period), 1, "day" if metric.period_agg == "first" else step)
     on: list[exp.Expression] = [exp.LT(this=col("t", "r"), expression=next_start)]
     if metric.window is not None:
         # a month step past a month's end lands on its last day on every engine (SQLite's date() rolls over)
-        on.append(exp.GTE(this=col("t", "r"), expression=dialect.shift(next_start.copy(), -metric.window.count, metric.window.unit)))
+        on.append(exp.GTE(this=col("t", "r"), expression=dialect.shift(fresh(next_start), -metric.window.count, metric.window.unit)))
     elif metric.grain_to_date:
-        period_end = dialect.add_interval(next_start.copy(), -1, "day")
+        period_end = dialect.add_interval(fresh(next_start), -1, "day")
         on.append(exp.GTE(this=col("t", "r"), expression=dialect.truncate(period_end, metric.grain_to_date)))
     other_keys = any(not t for t in is_time)
     ctes: CTEs = [(rows_name, rows), (periods_name, periods)]
@@ -132,7 +133,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         day_keys = [col("t")] + [col(f"g{i}") for i, t in enumerate(is_time) if not t]
         inputs = [exp.alias_(renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True)
                   for a in group.columns]
-        ctes.append((joined, exp.Select(expressions=[*[k.copy() for k in day_keys], *inputs]).from_(ident(rows_name), copy=False)
+        ctes.append((joined, exp.Select(expressions=[*[fresh(k) for k in day_keys], *inputs]).from_(ident(rows_name), copy=False)
                      .group_by(*day_keys, copy=False)))
     join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
                     **({"kind": "INNER"} if other_keys or nonempty else {"side": "LEFT"}))
@@ -141,14 +142,14 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         if not t:
             key_exprs.append(col(f"g{i}", "r"))
         elif daily:
-            key_exprs.append(period.copy())  # one time key per day here; the periods come after
+            key_exprs.append(fresh(period))  # one time key per day here; the periods come after
         elif ref.date_part:
-            key_exprs.append(dialect.date_part(period.copy(), ref.date_part))
+            key_exprs.append(dialect.date_part(fresh(period), ref.date_part))
         else:
             grain = ref.grain or "day"
-            key_exprs.append(period.copy() if grain == period_grain else dialect.truncate(period.copy(), grain))
+            key_exprs.append(fresh(period) if grain == period_grain else dialect.truncate(fresh(period), grain))
     if daily:
-        key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [period.copy()]
+        key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [fresh(period)]
     values = [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")) if per_day
                          else renderer.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
               for a in group.columns]
@@ -157,7 +158,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         exp.Select(expressions=[*[exp.alias_(k, n, quoted=True) for k, n in zip(key_exprs, names)], *values])
         .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
         .join(join, copy=False)
-        .group_by(*[k.copy() for k in key_exprs], copy=False)
+        .group_by(*[fresh(k) for k in key_exprs], copy=False)
     )
     if not daily:
         return [*ctes, (group.id, running)]
@@ -183,25 +184,25 @@ def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool
     metric = cumulative_metric(group)
     assert metric is not None
     day = col("day", "d")
-    period = dialect.truncate(day.copy(), period_grain)  # a coarser time key is its period's (as without the daily step)
+    period = dialect.truncate(fresh(day), period_grain)  # a coarser time key is its period's (as without the daily step)
     if straddles:
-        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(day.copy(), str(keys[i].date_part)) if keys[i].date_part
-                     else dialect.truncate(day.copy(), keys[i].grain or "day") for i, t in enumerate(is_time)]
+        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(fresh(day), str(keys[i].date_part)) if keys[i].date_part
+                     else dialect.truncate(fresh(day), keys[i].grain or "day") for i, t in enumerate(is_time)]
     else:
-        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(period.copy(), str(keys[i].date_part)) if keys[i].date_part
-                     else period.copy() if (keys[i].grain or "day") == period_grain else dialect.truncate(period.copy(), keys[i].grain or "day")
+        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(fresh(period), str(keys[i].date_part)) if keys[i].date_part
+                     else fresh(period) if (keys[i].grain or "day") == period_grain else dialect.truncate(fresh(period), keys[i].grain or "day")
                      for i, t in enumerate(is_time)]
     source = exp.Table(this=ident(daily), alias=exp.TableAlias(this=ident("d")))
     if metric.period_agg == "average":
         return (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                         *[exp.alias_(exp.Avg(this=exp.Cast(this=col(a.id, "d"), to=exp.DataType.build("DOUBLE"))), a.id, quoted=True)
                                           for a in group.columns]])  # in floating point: MySQL's AVG of integers keeps 4 decimals
-                .from_(source, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False))
+                .from_(source, copy=False).group_by(*[fresh(k) for k in key_exprs], copy=False))
     # first / last: the value of the period's first / last day that has one (ROW_NUMBER: every engine has it)
-    partition = ([k.copy() for k, t in zip(key_exprs, is_time) if t] if straddles else [period.copy()]) + \
+    partition = ([fresh(k) for k, t in zip(key_exprs, is_time) if t] if straddles else [fresh(period)]) + \
         [col(f"g{i}", "d") for i, t in enumerate(is_time) if not t]
     rank = exp.Window(this=exp.RowNumber(), partition_by=partition,
-                      order=exp.Order(expressions=[exp.Ordered(this=day.copy(), desc=metric.period_agg != "first")]))
+                      order=exp.Order(expressions=[exp.Ordered(this=fresh(day), desc=metric.period_agg != "first")]))
     ranked = exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "d"), a.id, quoted=True) for a in group.columns],
                                      exp.alias_(rank, "__rank", quoted=True)]).from_(source, copy=False)

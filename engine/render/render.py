@@ -17,16 +17,16 @@ from typing import cast
 from sqlglot import exp
 
 from ..dialects.base import Dialect
-from ..layer.exprs import qualify
 from ..layer.joins import Path
 from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer, grained_type
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
 from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
+from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .percentile import percentile_aggregate
 from .semi_additive import on_window, window_columns
-from .sqltree import aliased, col, ident, named
+from .sqltree import aliased, col, ident, named, qualify
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
@@ -130,8 +130,8 @@ class Renderer:
         """A time filter's dimension read on a spine day (at its grain, or its date part): a filter on periods."""
         def render(ref: DimRef) -> exp.Expression:
             if ref.date_part:
-                return self.dialect.date_part(day.copy(), ref.date_part)
-            return self.period(day.copy(), ref.grain) if ref.grain else day.copy()
+                return self.dialect.date_part(fresh(day), ref.date_part)
+            return self.period(fresh(day), ref.grain) if ref.grain else fresh(day)
 
         return render
 
@@ -179,7 +179,7 @@ class Renderer:
                                           for v in n.expressions])
             return n
 
-        return node.copy().transform(fix, copy=False)
+        return fresh(node).transform(fix, copy=False)
 
     def measure_input(self, column: MeasureColumn, alias: str) -> exp.Expression:
         """The row-level value a measure aggregates (1 for a COUNT(*) measure)."""
@@ -252,5 +252,5 @@ class Renderer:
         projection += [named(v, k) for k, v in aggs.items()]
         query = query.select(*projection, copy=False)
         if key_exprs:
-            query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+            query = query.group_by(*[fresh(k) for k in key_exprs], copy=False)
         return query

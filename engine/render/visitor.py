@@ -13,6 +13,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from ..plan import nodes as n
+from ..trees import fresh
 from .conversion import conversion_ctes
 from .cumulative import cumulative_ctes
 from .offsets import offset_ctes, offset_cumulative
@@ -37,12 +38,12 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression], spent: s
             found = mapping.get(name)
             if found is not None:
                 if name in spent:
-                    return found.copy()
+                    return fresh(found)
                 spent.add(name)
                 return found
         return node
 
-    return template.copy().transform(fn, copy=False)
+    return fresh(template).transform(fn, copy=False)
 
 
 def _having(query: exp.Select, conditions: list[exp.Expression], as_columns: bool, where: bool) -> exp.Select:
@@ -97,7 +98,7 @@ class QueryRenderer(Renderer):
             query = query.select(*[named(_fill(o.template, mapping, spent), o.name)
                                    for o in node.outputs], copy=False)
             if key_exprs:
-                query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+                query = query.group_by(*[fresh(k) for k in key_exprs], copy=False)
             if node.having:
                 query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=False)
             return query

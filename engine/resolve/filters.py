@@ -18,6 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.exprs import parse_problem, parse_statements, quoted_value_hint, without_positions
 from ..layer.model import TIME_AXIS, column_name
 from ..nesting import too_deep, too_deep_message
+from ..trees import fresh
 from .literals import type_literals, value_type
 from .metric_filters import MetricFilterRef, extract
 from .mf_names import expand_templates
@@ -207,7 +208,7 @@ def substitute(node: exp.Expression, replace: Callable[[str], exp.Expression]) -
 
     def fn(n: exp.Expression) -> exp.Expression:
         if isinstance(n, (exp.Column, exp.Dot)) and not isinstance(n.parent, exp.Dot):
-            return replace(column_name(n)).copy()
+            return fresh(replace(column_name(n)))
         return n
 
-    return node.copy().transform(fn, copy=False)
+    return fresh(node).transform(fn, copy=False)
