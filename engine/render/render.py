@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from ..dialects.base import Dialect
 from ..layer.joins import Path
-from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer, grained_type
+from ..layer.model import PERCENTILE_AGGS, SUM_OF_COUNTS, Measure, Metric, Model, SemanticLayer, column_name, grained_type
 from ..resolve.filters import Filter, interval_parts, substitute, wrap
 from ..resolve.names import DimRef
 from ..resolve.resolved import Aggregation, ConversionsRead, CumulativeRead, MeasureColumn
@@ -135,9 +135,8 @@ class Renderer:
 
     def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
         refs = dict(f.refs)
-        node = self.type_date_literals(f.node, refs)
-
-        return substitute(node, lambda name: wrap(render_ref(cast(DimRef, refs[name]))))  # a row filter names dimensions only
+        node = self.type_date_literals(f.node, refs)  # a copy of the filter's tree: substituted in place
+        return substitute(node, lambda name: wrap(render_ref(cast(DimRef, refs[name]))), copy=False)  # a row filter names dimensions only
 
     def on_spine(self, day: exp.Expression) -> Callable[[DimRef], exp.Expression]:
         """A time filter's dimension read on a spine day (at its grain, or its date part): a filter on periods."""
@@ -149,8 +148,7 @@ class Renderer:
         return render
 
     def type_date_literals(self, node: exp.Expression, refs: dict) -> exp.Expression:
-        """'2024-01-01' compared with a date dimension becomes a typed literal where engines need it."""
-        from ..layer.model import column_name
+        """A copy of `node` where '2024-01-01' compared with a date dimension becomes a typed literal where engines need it."""
 
         def time_type(n: exp.Expression | None) -> str | None:
             if isinstance(n, (exp.Column, exp.Dot)):

@@ -203,12 +203,13 @@ def wrap(value: exp.Expression) -> exp.Expression:
     return exp.Paren(this=value)
 
 
-def substitute(node: exp.Expression, replace: Callable[[str], exp.Expression]) -> exp.Expression:
-    """A copy of `node` with every element reference replaced by `replace(name)`."""
+def substitute(node: exp.Expression, replace: Callable[[str], exp.Expression], *, copy: bool = True) -> exp.Expression:
+    """A copy of `node` with every element reference replaced by `replace(name)`; `copy=False`: `node` itself, for a
+    caller whose node is its own copy already."""
 
     def fn(n: exp.Expression) -> exp.Expression:
         if isinstance(n, (exp.Column, exp.Dot)) and not isinstance(n.parent, exp.Dot):
             return fresh(replace(column_name(n)))
         return n
 
-    return fresh(node).transform(fn, copy=False)
+    return (fresh(node) if copy else node).transform(fn, copy=False)
