@@ -70,7 +70,9 @@ class JoinTree:
         if found is None or any(a is not b for a, b in zip(found[0], sources)):
             found = (sources, *self._build(paths))
             layer.memo.put(key, found)
-        _, self.root_alias, self.aliases, self._template = found
+        self.root_alias: str = found[1]
+        self.aliases: dict[tuple[tuple[int, bool], ...], str] = found[2]
+        self._template: exp.Select = found[3]
 
     def _build(self, paths: list[tuple[DimRef, Path]]) -> tuple[str, dict[tuple[tuple[int, bool], ...], str], exp.Select]:
         root, layer, source_for = self.root, self.layer, self.source_for
