@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, ClassVar
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect as SqlglotDialect
 
+from ..trees import fresh
+
 if TYPE_CHECKING:
     from . import Engine
 
@@ -29,7 +31,7 @@ def data_type(name: str) -> exp.DataType:
     proto = _TYPES.get(name)
     if proto is None:
         proto = _TYPES[name] = exp.DataType.build(name)
-    return proto.copy()
+    return fresh(proto)
 
 
 def lit(value: str) -> exp.Literal:

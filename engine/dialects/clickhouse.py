@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..trees import fresh
 from . import Engine
 from .base import Dialect, call, portable_step
 
@@ -72,10 +73,10 @@ class ClickHouse(Dialect):
         if not discrete:
             return exp.ParameterizedAgg(this="quantileExactInclusive", expressions=[p], params=[value])
         # PERCENTILE_DISC: the ceil(n * p)-th smallest value (ClickHouse's quantileExact* pick other positions)
-        count = exp.Count(this=value.copy())
-        index = call("toUInt64", call("greatest", call("ceil", exp.Mul(this=count, expression=p.copy())), exp.Literal.number(1)))
+        count = exp.Count(this=fresh(value))
+        index = call("toUInt64", call("greatest", call("ceil", exp.Mul(this=count, expression=fresh(p))), exp.Literal.number(1)))
         picked = call("arrayElement", call("arraySort", call("groupArray", value)), index)
-        return exp.If(this=exp.EQ(this=count.copy(), expression=exp.Literal.number(0)), true=exp.Null(), false=picked)
+        return exp.If(this=exp.EQ(this=fresh(count), expression=exp.Literal.number(0)), true=exp.Null(), false=picked)
 
     def approximate_percentile(self, value: exp.Expression, fraction: float, p: exp.Expression) -> exp.Expression:
         return exp.ParameterizedAgg(this="quantile", expressions=[p], params=[value])
@@ -105,4 +106,4 @@ def _split_lone_inequality(join: exp.Join) -> None:
     a join on the condition, LEFT rows kept. The condition is stated twice (`c AND c`): same rows, a plan it has."""
     on = join.args.get("on")
     if isinstance(on, _INEQUALITIES):
-        join.set("on", exp.and_(on, on.copy()))
+        join.set("on", exp.and_(on, fresh(on)))

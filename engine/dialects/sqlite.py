@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..trees import fresh
 from . import Engine
 from .base import Dialect, call, data_type, lit, num, portable_step
 
@@ -59,7 +60,7 @@ class SQLite(Dialect):
 
     def date_part(self, value: exp.Expression, part: str) -> exp.Expression:
         def number(fmt: str) -> exp.Expression:
-            return exp.Cast(this=call("STRFTIME", lit(fmt), value.copy()), to=data_type("INT"))
+            return exp.Cast(this=call("STRFTIME", lit(fmt), fresh(value)), to=data_type("INT"))
 
         if part == "quarter":
             return exp.Div(this=exp.Paren(this=exp.Add(this=number("%m"), expression=num(2))), expression=num(3), typed=True)
@@ -82,8 +83,8 @@ class SQLite(Dialect):
             return self.add_interval(value, count, unit)
         months = count * {"month": 1, "quarter": 3, "year": 12}[unit]
         moved = call("DATE", value, lit(f"{months:+d} months"))
-        rolled = exp.NEQ(this=call("STRFTIME", lit("%d"), moved.copy()), expression=call("STRFTIME", lit("%d"), value.copy()))
-        last_day = call("DATE", moved.copy(), lit("start of month"), lit("-1 days"))
+        rolled = exp.NEQ(this=call("STRFTIME", lit("%d"), fresh(moved)), expression=call("STRFTIME", lit("%d"), fresh(value)))
+        last_day = call("DATE", fresh(moved), lit("start of month"), lit("-1 days"))
         return exp.Case(ifs=[exp.If(this=rolled, true=last_day)], default=moved)
 
     def date_literal(self, value: exp.Literal, type_: str) -> exp.Expression:

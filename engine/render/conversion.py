@@ -20,6 +20,7 @@ from ..layer.model import GRAINS, Dimension, Measure, Model
 from ..resolve.filters import Filter, MetricFilterRef
 from ..resolve.names import DimRef
 from ..resolve.resolved import Aggregation
+from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .offsets import _one_day_per_period, join_grain, read_period
 from .render import JoinTree, Renderer, conversions_of, qualify
@@ -99,7 +100,7 @@ def conversion_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
                                        exp.alias_(renderer.aggregate(conv_measure.agg, col("v")), group.columns[0].id, quoted=True)])
                .from_(ident(attributed_name), copy=False).where(exp.EQ(this=col("rn"), expression=exp.Literal.number(1)), copy=False))
     if key_cols:
-        counted = counted.group_by(*[k.copy() for k in key_cols], copy=False)
+        counted = counted.group_by(*[fresh(k) for k in key_cols], copy=False)
     return [(base_name, base_rows), (conv_name_cte, conv_rows), (attributed_name, attributed), (group.id, counted)]
 
 
@@ -156,7 +157,7 @@ def _conversion_events(renderer: Renderer, group: Aggregation, model: Model, mea
     day = _period(qualify(time.node, alias), grain, dialect)
     value = qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
     projection = [
-        exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=day.copy())])), "id", quoted=True),
+        exp.alias_(exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=[exp.Ordered(this=fresh(day))])), "id", quoted=True),
         exp.alias_(_entity(model, params.entity, alias, dialect), "entity", quoted=True),
         exp.alias_(day, "t", quoted=True),
         exp.alias_(value, "v", quoted=True),
@@ -183,11 +184,11 @@ def shifted_conversions(renderer: Renderer, group: Aggregation, keys: tuple[DimR
 
     def on_axis(ref: DimRef) -> exp.Expression:
         if ref.date_part:
-            return dialect.date_part(period.copy(), ref.date_part)
-        return period.copy() if (ref.grain or "day") == grain else dialect.truncate(period.copy(), ref.grain or "day")
+            return dialect.date_part(fresh(period), ref.date_part)
+        return fresh(period) if (ref.grain or "day") == grain else dialect.truncate(fresh(period), ref.grain or "day")
 
     row_day = col("d", "a") if grain == "day" else dialect.truncate(col("d", "a"), grain)
-    looked_up = read_period(period.copy(), offset, dialect)  # every step of a nested offset, outermost first
+    looked_up = read_period(fresh(period), offset, dialect)  # every step of a nested offset, outermost first
     conditions: list[exp.Expression] = [exp.EQ(this=col("rn", "a"), expression=exp.Literal.number(1))]
     carried = period_filter_refs(where, dim)
 
@@ -204,5 +205,5 @@ def shifted_conversions(renderer: Renderer, group: Aggregation, keys: tuple[DimR
                      on=exp.EQ(this=looked_up, expression=row_day), join_type="INNER", copy=False)
                .where(*conditions, copy=False))
     if key_exprs:
-        counted = counted.group_by(*[k.copy() for k in key_exprs], copy=False)
+        counted = counted.group_by(*[fresh(k) for k in key_exprs], copy=False)
     return [(periods_name, periods), (group.id, counted)]

@@ -20,6 +20,7 @@ from ..dialects.base import Dialect
 from ..layer.model import GRAINS, SUB_DAILY_GRAINS, SUM_OF_COUNTS, TIME_GRAINS
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
+from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, cumulative_metric, qualify
 from .spine_periods import spine_at
@@ -106,7 +107,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     def rows_bound(agg: type[exp.Func]) -> exp.Expression:
         return exp.Subquery(this=exp.Select(expressions=[agg(this=col("t"))]).from_(ident(rows_name), copy=False))
 
-    bounds: list[exp.Expression] = [exp.GTE(this=spine_col.copy(), expression=rows_bound(exp.Min))]  # no window before the first row
+    bounds: list[exp.Expression] = [exp.GTE(this=fresh(spine_col), expression=rows_bound(exp.Min))]  # no window before the first row
     if not nonempty:  # every period from the first to the last with rows (all the days of those periods when daily)
         if daily:
             bounds = [exp.GTE(this=spine_col.copy(), expression=dialect.truncate(rows_bound(exp.Min), period_grain)),
@@ -118,7 +119,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
                 bounds += [exp.GTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Min), custom_grain.name)),
                            exp.LTE(this=value.copy(), expression=renderer.period(rows_bound(exp.Max), custom_grain.name))]
         else:
-            bounds.append(exp.LTE(this=spine_col.copy(), expression=rows_bound(exp.Max)))
+            bounds.append(exp.LTE(this=fresh(spine_col), expression=rows_bound(exp.Max)))
     elif metric.window is not None:  # past this, every window is empty (a loose bound: the join decides)
         bounds.append(exp.LTE(this=spine_col.copy(), expression=shift(rows_bound(exp.Max), metric.window.count + 1, metric.window.unit)))
     elif metric.grain_to_date and custom_to_date is None:  # a custom period may be of any length: no bound past the rows
@@ -167,7 +168,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         day_keys = [col("t")] + [col(f"g{i}") for i, t in enumerate(is_time) if not t]
         inputs = [exp.alias_(renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True)
                   for a in group.columns]
-        ctes.append((joined, exp.Select(expressions=[*[k.copy() for k in day_keys], *inputs]).from_(ident(rows_name), copy=False)
+        ctes.append((joined, exp.Select(expressions=[*[fresh(k) for k in day_keys], *inputs]).from_(ident(rows_name), copy=False)
                      .group_by(*day_keys, copy=False)))
     join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
                     **({"kind": "INNER"} if other_keys or nonempty else {"side": "LEFT"}))
@@ -176,9 +177,9 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         if not t:
             key_exprs.append(col(f"g{i}", "r"))
         elif daily:
-            key_exprs.append(period.copy())  # one time key per day here; the periods come after
+            key_exprs.append(fresh(period))  # one time key per day here; the periods come after
         elif ref.date_part:
-            key_exprs.append(dialect.date_part(period.copy(), ref.date_part))
+            key_exprs.append(dialect.date_part(fresh(period), ref.date_part))
         else:
             grain = ref.grain or "day"
             key_exprs.append(period.copy() if grain == period_grain else dialect.truncate(period.copy(), grain))
@@ -193,7 +194,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         exp.Select(expressions=[*[exp.alias_(k, n, quoted=True) for k, n in zip(key_exprs, names)], *values])
         .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
         .join(join, copy=False)
-        .group_by(*[k.copy() for k in key_exprs], copy=False)
+        .group_by(*[fresh(k) for k in key_exprs], copy=False)
     )
     if not daily:
         return [*ctes, (group.id, running)]
@@ -220,26 +221,26 @@ def _per_period(group: Aggregation, keys: tuple[DimRef, ...], is_time: list[bool
     metric = cumulative_metric(group)
     assert metric is not None
     day = col("day", "d")
-    period = dialect.truncate(day.copy(), period_grain)  # a coarser time key is its period's (as without the daily step)
+    period = dialect.truncate(fresh(day), period_grain)  # a coarser time key is its period's (as without the daily step)
     if straddles:
         key_exprs = [col(f"g{i}", "d") if not t else col(f"c{i}", "d") if i in custom
                      else dialect.date_part(day.copy(), str(keys[i].date_part)) if keys[i].date_part
                      else dialect.truncate(day.copy(), keys[i].grain or "day") for i, t in enumerate(is_time)]
     else:
-        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(period.copy(), str(keys[i].date_part)) if keys[i].date_part
-                     else period.copy() if (keys[i].grain or "day") == period_grain else dialect.truncate(period.copy(), keys[i].grain or "day")
+        key_exprs = [col(f"g{i}", "d") if not t else dialect.date_part(fresh(period), str(keys[i].date_part)) if keys[i].date_part
+                     else fresh(period) if (keys[i].grain or "day") == period_grain else dialect.truncate(fresh(period), keys[i].grain or "day")
                      for i, t in enumerate(is_time)]
     source = exp.Table(this=ident(daily), alias=exp.TableAlias(this=ident("d")))
     if metric.period_agg == "average":
         return (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                         *[exp.alias_(exp.Avg(this=exp.Cast(this=col(a.id, "d"), to=exp.DataType.build("DOUBLE"))), a.id, quoted=True)
                                           for a in group.columns]])  # in floating point: MySQL's AVG of integers keeps 4 decimals
-                .from_(source, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False))
+                .from_(source, copy=False).group_by(*[fresh(k) for k in key_exprs], copy=False))
     # first / last: the value of the period's first / last day that has one (ROW_NUMBER: every engine has it)
-    partition = ([k.copy() for k, t in zip(key_exprs, is_time) if t] if straddles else [period.copy()]) + \
+    partition = ([fresh(k) for k, t in zip(key_exprs, is_time) if t] if straddles else [fresh(period)]) + \
         [col(f"g{i}", "d") for i, t in enumerate(is_time) if not t]
     rank = exp.Window(this=exp.RowNumber(), partition_by=partition,
-                      order=exp.Order(expressions=[exp.Ordered(this=day.copy(), desc=metric.period_agg != "first")]))
+                      order=exp.Order(expressions=[exp.Ordered(this=fresh(day), desc=metric.period_agg != "first")]))
     ranked = exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "d"), a.id, quoted=True) for a in group.columns],
                                      exp.alias_(rank, "__rank", quoted=True)]).from_(source, copy=False)

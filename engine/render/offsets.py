@@ -22,6 +22,7 @@ from ..resolve.filters import Filter
 from ..resolve.names import DimRef
 from ..resolve.offsets import is_custom_offset, offset_join_grain
 from ..resolve.resolved import Aggregation
+from ..trees import fresh
 from .cumulative import cumulative_ctes
 from .render import JoinTree, Renderer, cumulative_metric, cumulative_of, qualify
 from .spine_periods import spine_at
@@ -102,7 +103,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
         query, key_exprs = renderer.joined_lookups(query, key_exprs)
     if group.dedupe:  # one row per (primary key, spine day) and group before aggregating, as group_parts does
         projection = [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
-        projection.append(exp.alias_(period.copy(), "__period", quoted=True))
+        projection.append(exp.alias_(fresh(period), "__period", quoted=True))
         projection += [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
         projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
                        for a in group.columns]
@@ -115,7 +116,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
                                          if a.measure.node is not None else None) for a in group.columns}
     projection = [exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)]
     projection += [exp.alias_(v, k, quoted=True) for k, v in aggs.items()]
-    final = query.select(*projection, copy=False).group_by(*[k.copy() for k in key_exprs], copy=False)
+    final = query.select(*projection, copy=False).group_by(*[fresh(k) for k in key_exprs], copy=False)
     return [(periods_name, periods), (group.id, final)]
 
 
@@ -153,7 +154,7 @@ def _one_day_per_period(offset: Offset, keys: tuple[DimRef, ...], dim: Dimension
     grains = [ref.grain or "day" for ref in keys if ref.dimension is dim and not ref.keys and not ref.date_part]
     if not grains or "day" in grains:
         return []
-    tests: list[exp.Expression] = [exp.EQ(this=dialect.truncate(period.copy(), g), expression=period.copy()) for g in dict.fromkeys(grains)]
+    tests: list[exp.Expression] = [exp.EQ(this=dialect.truncate(fresh(period), g), expression=fresh(period)) for g in dict.fromkeys(grains)]
     return [cast(exp.Expression, exp.or_(*tests)) if len(tests) > 1 else tests[0]]
 
 
@@ -180,19 +181,19 @@ def offset_cumulative(renderer: Renderer, group: Aggregation, keys: tuple[DimRef
     day = col(spine.column, "spine")
     unshifted = f"{group.id}_unshifted"
     periods_name = f"{group.id}_shifted_periods"
-    periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(day.copy(), grain), "period", quoted=True)])
+    periods = (exp.Select(expressions=[exp.alias_(dialect.truncate(fresh(day), grain), "period", quoted=True)])
                .from_(aliased(spine.table_node, "spine"), copy=False).distinct(copy=False))
     if cumulative_of(group).time_filters:
         periods = periods.where(*[renderer.filter_expr(f, renderer.on_spine(day)) for f in cumulative_of(group).time_filters], copy=False)
     period = col("period", "p")
-    looked_up = (dialect.shift(period.copy(), -offset.window.count, offset.window.unit) if offset.window is not None
-                 else dialect.truncate(period.copy(), str(offset.to_grain)))
-    read = (exp.Select(expressions=[looked_up.copy()]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
+    looked_up = (dialect.shift(fresh(period), -offset.window.count, offset.window.unit) if offset.window is not None
+                 else dialect.truncate(fresh(period), str(offset.to_grain)))
+    read = (exp.Select(expressions=[fresh(looked_up)]).from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
             if cumulative_of(group).time_filters else None)
     ctes = cumulative_ctes(renderer, group, keys, group.where, cumulative_of(group).time_filters, read)
     join_key = next(i for i in time_keys if not keys[i].date_part)
-    key_exprs = [col(f"g{i}", "c") if i not in time_keys else dialect.date_part(period.copy(), str(keys[i].date_part))
-                 if keys[i].date_part else period.copy() for i in range(len(keys))]
+    key_exprs = [col(f"g{i}", "c") if i not in time_keys else dialect.date_part(fresh(period), str(keys[i].date_part))
+                 if keys[i].date_part else fresh(period) for i in range(len(keys))]
     final = (exp.Select(expressions=[*[exp.alias_(k, f"g{i}", quoted=True) for i, k in enumerate(key_exprs)],
                                      *[exp.alias_(col(a.id, "c"), a.id, quoted=True) for a in group.columns]])
              .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)

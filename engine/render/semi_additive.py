@@ -17,10 +17,11 @@ from sqlglot import exp
 from ..dialects.base import Dialect
 from ..layer.model import Measure, Model
 from ..resolve.names import DimRef
+from ..trees import fresh
 
 
 def _qualified(node: exp.Expression, alias: str) -> exp.Expression:
-    out = node.copy()
+    out = fresh(node)
     for c in [out] if isinstance(out, exp.Column) else list(out.find_all(exp.Column)):
         c.set("table", exp.to_identifier(alias, quoted=True))
         c.set("db", None)
@@ -34,7 +35,7 @@ def period_keys(measure: Measure, model: Model, keys: tuple[DimRef, ...], key_ex
     assert spec is not None
     axis = model.time_dimension_of(measure)
     names = {spec.dimension, axis.name if axis is not None else spec.dimension}
-    return [e.copy() for ref, e in zip(keys, key_exprs)
+    return [fresh(e) for ref, e in zip(keys, key_exprs)
             if ref.dimension.model == model.name and ref.dimension.name in names and not ref.keys]
 
 
@@ -47,7 +48,7 @@ def window_columns(measure: Measure, model: Model, keys: tuple[DimRef, ...], key
     partition = period_keys(measure, model, keys, key_exprs)
     partition += [_qualified(model.dimensions[g].node, alias) for g in spec.window_groupings]
     pick = exp.Max if spec.window_choice == "max" else exp.Min
-    window = exp.Window(this=pick(this=day.copy()), partition_by=partition or None)
+    window = exp.Window(this=pick(this=fresh(day)), partition_by=partition or None)
     return [exp.alias_(day, "__day", quoted=True), exp.alias_(window, "__window", quoted=True)]
 
 

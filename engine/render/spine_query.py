@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from ..resolve.names import DimRef
+from ..trees import fresh
 from .spine_periods import finest, spine_at
 from .sqltree import col
 
@@ -25,11 +26,11 @@ def spine_query(plan: SpinePeriods, renderer: Renderer, dims: exp.Query | None =
 
     def render_ref(ref: DimRef) -> exp.Expression:
         if ref.date_part:
-            return renderer.dialect.date_part(day.copy(), ref.date_part)
+            return renderer.dialect.date_part(fresh(day), ref.date_part)
         custom = spine.custom_grains.get(ref.grain) if ref.grain else None
         if custom is not None:  # the spine's own column
             return col(custom.column, "spine")
-        return renderer.dialect.truncate(day.copy(), ref.grain) if ref.grain else day.copy()
+        return renderer.dialect.truncate(fresh(day), ref.grain) if ref.grain else fresh(day)
 
     axis = [ref for ref in plan.group_keys if ref.axis]
     keys = [render_ref(ref) for ref in axis]

@@ -19,6 +19,7 @@ from ..layer.model import Metric, SemanticLayer
 from ..plan.nodes import SpineFill
 from ..resolve.filters import Filter
 from ..resolve.names import DimRef
+from ..trees import fresh
 from .render import Renderer
 from .spine_periods import finest, spine_at
 
@@ -38,7 +39,7 @@ def _metric(layer: SemanticLayer, name: str) -> Metric | None:
 
 def _over_empty_inputs(template: exp.Expression) -> exp.Expression:
     """An output's template with every aggregate column NULL: its value in a period without rows."""
-    return template.copy().transform(lambda n: exp.Null() if isinstance(n, exp.Column) and not n.table else n, copy=False)
+    return fresh(template).transform(lambda n: exp.Null() if isinstance(n, exp.Column) and not n.table else n, copy=False)
 
 
 def _from_spine(plan: SpineFill, position: int) -> list[int]:
@@ -122,8 +123,8 @@ def fill_from_timespine(query: exp.Query, plan: SpineFill, renderer: Renderer) -
         if i == position:
             return period
         if ref.date_part:
-            return dialect.date_part(day.copy(), ref.date_part)
-        return dialect.truncate(day.copy(), ref.grain or "day")
+            return dialect.date_part(fresh(day), ref.date_part)
+        return dialect.truncate(fresh(day), ref.grain or "day")
 
     periods = exp.Select(expressions=[exp.alias_(value(i), c, quoted=True) for i, c in columns.items()])
     # below a day, the spine's periods at the finest grain of the query's time keys (render/spine_periods.py)
@@ -154,6 +155,6 @@ def _with(query: exp.Select, ctes: list[exp.CTE]) -> exp.Select:
 
 
 def _aliased(table: exp.Expression, alias: str) -> exp.Expression:
-    node = table.copy()
+    node = fresh(table)
     node.set("alias", exp.TableAlias(this=_ident(alias)))
     return node

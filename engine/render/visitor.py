@@ -13,6 +13,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from ..plan import nodes as n
+from ..trees import fresh
 from .conversion import conversion_ctes
 from .cumulative import cumulative_ctes
 from .offsets import offset_ctes, offset_cumulative
@@ -30,6 +31,14 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression], spent: s
     """Replace the placeholders g0.., a0.. of an output template by real expressions. The expressions are built for
     this query alone: the first use of one takes it, later ones (`spent` names) a copy (a deep copy per use was a
     tenth of compiling a one-model query)."""
+    if type(template) is exp.Column and not template.table and template.name in mapping:  # most outputs: one placeholder
+        return fn_of(mapping, spent)(template)
+
+    return fresh(template).transform(fn_of(mapping, spent), copy=False)
+
+
+def fn_of(mapping: dict[str, exp.Expression], spent: set[str]) -> Callable[[exp.Expression], exp.Expression]:
+    """The placeholder replacement `_fill` applies to each node."""
 
     def fn(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Column) and not node.table:
@@ -37,19 +46,19 @@ def _fill(template: exp.Expression, mapping: dict[str, exp.Expression], spent: s
             found = mapping.get(name)
             if found is not None:
                 if name in spent:
-                    return found.copy()
+                    return fresh(found)
                 spent.add(name)
                 return found
         return node
 
-    return template.copy().transform(fn, copy=False)
+    return fn
 
 
 def _having(query: exp.Select, conditions: list[exp.Expression], as_columns: bool, where: bool) -> exp.Select:
     """The query's metric filters: as HAVING (WHERE over merged aggregations), or, with a spine join above, as columns
     of the result that hold after the join and fill (timespine_fill.py)."""
     if as_columns:
-        return query.select(*[exp.alias_(c, having_column(i), quoted=True) for i, c in enumerate(conditions)], copy=False)
+        return query.select(*[named(c, having_column(i)) for i, c in enumerate(conditions)], copy=False)
     return query.where(*conditions, copy=False) if where else query.having(*conditions, copy=False)
 
 
@@ -74,10 +83,10 @@ class QueryRenderer(Renderer):
     def visit_OrderLimit(self, node: n.OrderLimit) -> exp.Query:
         query = self.render(node.source)
         if node.order_by:
-            query = query.order_by(*[exp.Ordered(this=exp.column(ident(name)), desc=desc, nulls_first=False)
+            query = query.order_by(*[exp.Ordered(this=exp.Column(this=ident(name)), desc=desc, nulls_first=False)
                                      for name, desc in node.order_by], copy=False)
         if node.limit is not None:
-            query = query.limit(node.limit, copy=False)
+            query = query.limit(exp.Literal.number(node.limit), copy=False)
         return query
 
     def visit_SpineFill(self, node: n.SpineFill) -> exp.Query:
@@ -97,7 +106,7 @@ class QueryRenderer(Renderer):
             query = query.select(*[named(_fill(o.template, mapping, spent), o.name)
                                    for o in node.outputs], copy=False)
             if key_exprs:
-                query = query.group_by(*[k.copy() for k in key_exprs], copy=False)
+                query = query.group_by(*[fresh(k) for k in key_exprs], copy=False)
             if node.having:
                 query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=False)
             return query

@@ -18,6 +18,7 @@ from ..errors import Location, QueryError
 from ..layer.exprs import parse_problem, parse_statements, quoted_value_hint, without_positions
 from ..layer.model import TIME_AXIS, column_name
 from ..nesting import too_deep, too_deep_message
+from ..trees import fresh
 from .literals import type_literals, value_type
 from .metric_filters import MetricFilterRef, extract
 from .mf_names import expand_templates
@@ -202,12 +203,13 @@ def wrap(value: exp.Expression) -> exp.Expression:
     return exp.Paren(this=value)
 
 
-def substitute(node: exp.Expression, replace: Callable[[str], exp.Expression]) -> exp.Expression:
-    """A copy of `node` with every element reference replaced by `replace(name)`."""
+def substitute(node: exp.Expression, replace: Callable[[str], exp.Expression], *, copy: bool = True) -> exp.Expression:
+    """A copy of `node` with every element reference replaced by `replace(name)`; `copy=False`: `node` itself, for a
+    caller whose node is its own copy already."""
 
     def fn(n: exp.Expression) -> exp.Expression:
         if isinstance(n, (exp.Column, exp.Dot)) and not isinstance(n.parent, exp.Dot):
-            return replace(column_name(n)).copy()
+            return fresh(replace(column_name(n)))
         return n
 
-    return node.copy().transform(fn, copy=False)
+    return (fresh(node) if copy else node).transform(fn, copy=False)

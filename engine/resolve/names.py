@@ -7,6 +7,8 @@ role's `hidden`) are treated exactly as unknown ones.
 
 from __future__ import annotations
 
+from typing import cast
+
 from ..errors import Location, QueryError, nearest
 from ..layer.model import SUB_DAILY_GRAINS, TIME_AXIS, TIME_GRAINS, Measure, Metric, SemanticLayer
 from .mf_names import EXTRACT, MFNames, split_suffix
@@ -65,6 +67,17 @@ class Resolver:
                           suggestions=nearest(base, self.visible_names()))
 
     def resolve(self, text: str, field: str) -> Element:
+        """The element `text` names, as this role sees the layer; looked up once per (text, role's view) and layer (every
+        compile resolves its names anew otherwise). What it returns is immutable; a failure is never kept."""
+        key = ("name", text, self.hidden, self.hidden_entities)
+        memo = self.layer.memo
+        found = memo.get(key)
+        if found is None:
+            found = self._resolve(text, field)
+            memo.put(key, found)
+        return cast(Element, found)
+
+    def _resolve(self, text: str, field: str) -> Element:
         parts = text.split(".")
         keys, last = tuple(p.strip() for p in parts[:-1]), parts[-1].strip()
         if any(not k for k in keys) or not last:

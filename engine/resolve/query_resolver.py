@@ -24,6 +24,7 @@ from .names import DimRef, MeasureRef, Resolver, check_sub_daily
 from .offsets import check_offset_keys, check_offset_reads, offset_input, offset_key
 from .query import SMQ
 from .resolved import Aggregation, CumulativeRead, MeasureColumn, OutputColumn, ResolvedQuery, RowsRead
+from .structured import StructuredFilter
 
 Element = DimRef | MeasureRef | Metric | MetricFilterRef  # what a filter's names resolve to
 
@@ -127,6 +128,17 @@ class QueryResolver:
             self.layer.memo.put(key, found)
         return cast(Filter, found)
 
+    def query_filter(self, text: str | StructuredFilter, field: str) -> Filter:
+        """A query's filter, parsed and checked as this role sees the layer, once per (text, field, role's view): parsing
+        was most of resolving a filtered query. The role's hidden names are part of the key (a filter on a name the
+        role may not see fails for it however often another role ran it); a failure is never kept."""
+        key = ("query_filter", text, field, self.resolver.hidden, self.resolver.hidden_entities)
+        found = self.layer.memo.get(key)
+        if found is None:
+            found = parse_filter(text, field, self.resolver, self.layer.dialect)
+            self.layer.memo.put(key, found)
+        return cast(Filter, found)
+
     # -- metrics -> templates over aggregate columns ---------------------------------------
     def _aggregate(self, measure_ref: MeasureRef | None, metric: Metric | None, field: str, inherited: Inherited = ()) -> exp.Expression:
         """One measure's aggregate, restricted by its metric's filters and those of every metric above it (ANDed)."""
@@ -216,7 +228,7 @@ class QueryResolver:
     # -- the plan --------------------------------------------------------------------------
     def resolve(self, smq: SMQ) -> ResolvedQuery:
         group_keys = tuple(self.resolver.dimension(t, f"group_by[{i}]") for i, t in enumerate(smq.group_by))
-        filters = [self.with_subplans(parse_filter(t, f"filters[{i}]", self.resolver, self.layer.dialect)) for i, t in enumerate(smq.filters)]
+        filters = [self.with_subplans(self.query_filter(t, f"filters[{i}]")) for i, t in enumerate(smq.filters)]
         where = tuple(f for f in filters if f.kind == "where")
         self.axis_used = any(r.axis for r in group_keys) or any(r.axis for f in where for r in f.dimension_refs())
         if any(r.axis and r.grain is None and r.date_part is None for r in group_keys):

@@ -19,6 +19,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..errors import Location, QueryError, nearest
+from ..trees import fresh
 
 OPERATORS = (
     "equals", "notEquals", "contains", "notContains", "startsWith", "notStartsWith", "endsWith", "notEndsWith",
@@ -266,13 +267,13 @@ def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
                                 else exp.In(this=node, expressions=literals))
         if operator == "equals":
             return test
-        return exp.Paren(this=exp.Or(this=exp.Not(this=test), expression=exp.Is(this=node.copy(), expression=exp.Null())))
+        return exp.Paren(this=exp.Or(this=exp.Not(this=test), expression=exp.Is(this=fresh(node), expression=exp.Null())))
     if operator in ("contains", "startsWith", "endsWith", "notContains", "notStartsWith", "notEndsWith"):
         positive = operator if not operator.startswith("not") else operator[3].lower() + operator[4:]
-        like = _any([_like(node.copy(), str(v), positive) for v in values])
+        like = _any([_like(fresh(node), str(v), positive) for v in values])
         if not operator.startswith("not"):
             return like
-        return exp.Paren(this=exp.Or(this=exp.Not(this=like), expression=exp.Is(this=node.copy(), expression=exp.Null())))
+        return exp.Paren(this=exp.Or(this=exp.Not(this=like), expression=exp.Is(this=fresh(node), expression=exp.Null())))
     if operator in ("gt", "gte", "lt", "lte"):
         bound = _literal(values[0], kind, f"{field}.values[0]")
         if operator == "gt":
@@ -281,7 +282,7 @@ def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
             return exp.GTE(this=node, expression=bound)
         return exp.LT(this=node, expression=bound) if operator == "lt" else exp.LTE(this=node, expression=bound)
     start, end, inclusive = _range(values, field)
-    upper = (exp.LTE if inclusive else exp.LT)(this=node.copy(), expression=end)
+    upper = (exp.LTE if inclusive else exp.LT)(this=fresh(node), expression=end)
     if operator == "beforeDate":
         return exp.LT(this=node, expression=start)
     if operator == "beforeOrOnDate":
@@ -293,4 +294,4 @@ def build(raw: dict[str, Any], field: str, kind_of: Any) -> exp.Expression:
     within = exp.And(this=exp.GTE(this=node, expression=start), expression=upper)
     if operator == "inDateRange":
         return exp.Paren(this=within)
-    return exp.Paren(this=exp.Or(this=exp.Not(this=exp.Paren(this=within)), expression=exp.Is(this=node.copy(), expression=exp.Null())))
+    return exp.Paren(this=exp.Or(this=exp.Not(this=exp.Paren(this=within)), expression=exp.Is(this=fresh(node), expression=exp.Null())))

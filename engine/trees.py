@@ -1,0 +1,19 @@
+"""Copying the sqlglot trees the engine builds, without the standard library's deep-copy machinery around them.
+
+`Expression.copy()` is `copy.deepcopy(node)`: the `copy` module's memo and keep-alive bookkeeping cost about three
+times what sqlglot's own compiled copy (`__deepcopy__`, an iterative walk that ignores the memo) does for a column
+(3.3 µs against 0.8 µs). Every layer expression a compile places is copied, so the compiler calls the walk directly.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from sqlglot import exp
+
+E = TypeVar("E", bound=exp.Expression)
+
+
+def fresh(node: E) -> E:
+    """A deep copy of `node` (comments, type and meta included, as `node.copy()` makes)."""
+    return node.__deepcopy__(None)  # type: ignore[return-value]
