@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..dialects import DEFAULT_ENGINE
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .exprs import ExprError, parse_expression
-from .yamlpos import MAX_YAML_BYTES, YMap, YSeq, load_yaml, where
+from .yamlpos import YMap, YSeq, load_yaml, read_limited, where
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
@@ -62,13 +62,14 @@ class BaseReader:
     def read(self, path: Path) -> tuple[Any, str]:
         shown = display_path(path)
         self.files.append(shown)
-        try:
-            with path.open("rb") as handle:  # a file over the limit is refused by load_yaml: hash no more of it
-                self.hasher.update(handle.read(MAX_YAML_BYTES + 1))
+        data: bytes | None = None
+        try:  # read once, for the hash and the parse; a file over the limit is refused by load_yaml: hash no more of it
+            data = read_limited(path)
+            self.hasher.update(data)
         except OSError:
-            pass
+            pass  # load_yaml reports it
         try:
-            return load_yaml(path, shown), shown
+            return load_yaml(path, shown, data), shown
         except LayerError as err:
             self.errors.errors.append(err)
             return None, shown
