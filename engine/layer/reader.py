@@ -25,14 +25,15 @@ NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 def display_path(path: Path) -> str:
     """A path as users see it in messages: relative to the working directory when inside it."""
-    folder = _relative_folder(os.getcwd(), str(path.parent)) if path.name else None
-    if folder is None:
-        try:
-            rel = os.path.relpath(path)
-        except ValueError:  # another drive on Windows
+    if path.name:
+        folder = _relative_folder(os.getcwd(), str(path.parent))
+        if folder is None:  # outside the working directory (or on another drive): as given
             return str(path)
-    else:
-        rel = path.name if folder == "." else os.path.join(folder, path.name)
+        return path.name if folder == "." else os.path.join(folder, path.name)
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
     return str(path) if rel.startswith("..") else rel
 
 
@@ -93,6 +94,8 @@ class BaseReader:
 
     def text(self, node: YMap, key: str, file: str, field: str, *, required: bool = False, default: str = "") -> str:
         value = node.get(key)
+        if type(value) is str:  # by far the most common
+            return value
         if value is None:
             if required:
                 self.errors.add(f"{field}: missing required key '{key}'", where(file, node, field=field), code="missing_key")

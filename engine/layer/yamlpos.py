@@ -39,6 +39,13 @@ class _Loader(_Base):  # type: ignore[valid-type, misc]  # one of two bases, cho
     def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
         return _PLAIN if kind is yaml.ScalarNode and implicit[0] else _STR
 
+    # called around every node for path resolvers (`add_path_resolver`), which a layer never registers
+    def descend_resolver(self, current_node: Any, current_index: Any) -> None:
+        pass
+
+    def ascend_resolver(self) -> None:
+        pass
+
 
 MAX_YAML_BYTES = 4 * 1024 * 1024  # one layer file; the largest real ones are tens of KB
 MAX_ALIAS_VALUES = 10_000  # values built again through aliases, per file
@@ -65,10 +72,6 @@ class YSeq(list):
     __slots__ = ("pos", "item_pos")
     pos: Any
     item_pos: list[Any]
-
-
-def _pos(mark: Any) -> Pos:
-    return Pos(mark.line + 1, mark.column + 1)
 
 
 class _Aliases:
@@ -146,10 +149,10 @@ _MappingNode, _SequenceNode, _ScalarNode = yaml.MappingNode, yaml.SequenceNode, 
 _STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
 # PyYAML's implicit resolvers by a value's first character ('' for the empty value), as its Resolver tries them
 _IMPLICIT: dict[str, tuple[tuple[str, Any], ...]] = {
-    first: tuple(resolvers) + tuple(yaml.resolver.Resolver.yaml_implicit_resolvers.get(None, ()))  # type: ignore[arg-type]
+    first: tuple(resolvers) + tuple(yaml.resolver.Resolver.yaml_implicit_resolvers.get(None, ()))
     for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items() if first is not None
 }
-_NO_RESOLVERS: tuple[tuple[str, Any], ...] = tuple(yaml.resolver.Resolver.yaml_implicit_resolvers.get(None, ()))  # type: ignore[arg-type]
+_NO_RESOLVERS: tuple[tuple[str, Any], ...] = tuple(yaml.resolver.Resolver.yaml_implicit_resolvers.get(None, ()))
 _TEXT_TAGS = frozenset((_PLAIN, _STR) if not _NO_RESOLVERS else (_STR,))  # inlined when no implicit resolver starts with the first character
 
 
@@ -252,6 +255,6 @@ def where(display: str, container: Any, key: Any = None, *, field: str | None = 
             pos = container.pos
     if pos is None:
         return Location(display, 1, 1, field)
-    if not isinstance(pos, Pos):
-        pos = _pos(pos)
-    return Location(display, pos.line, pos.column, field)
+    if isinstance(pos, Pos):
+        return Location(display, pos.line, pos.column, field)
+    return Location(display, pos.line + 1, pos.column + 1, field)  # a PyYAML mark (0-based)
