@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from ..dialects import DEFAULT_ENGINE
 from ..errors import ErrorCollector, LayerError, Location, nearest
-from .exprs import ExprError, parse_expression
+from .exprs import ExprError, parse_row_expression
 from .yamlpos import YMap, YSeq, load_yaml, read_limited, where
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -119,14 +119,18 @@ class BaseReader:
         return name
 
     def expression(self, text: str, file: str, node: YMap, key: str, field: str) -> exp.Expression | None:
+        return self.row_expression(text, file, node, key, field)[0]
+
+    def row_expression(self, text: str, file: str, node: YMap, key: str, field: str) -> tuple[exp.Expression | None, bool]:
+        """`expression`, and whether it holds an aggregate (a measure's must not)."""
         try:
-            return parse_expression(text, self.dialect)
+            return parse_row_expression(text, self.dialect)
         except ExprError as err:
             loc = where(file, node, key, field=field)
             if err.column and loc.column is not None and "\n" not in text:
                 loc = Location(loc.file, loc.line, loc.column + err.column - 1, loc.field)
             self.errors.add(f"{field}: '{text}' {err}", loc, code="invalid_expression")
-            return None
+            return None, False
 
     def items(self, node: YMap, key: str, file: str, field: str) -> list[tuple[int, Any, YSeq]]:
         value = node.get(key)
