@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
@@ -22,6 +21,7 @@ from .explain import plan_data, resolved_data
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
+from .layer.longlived import long_lived
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
 from .plan.nodes import Node
@@ -410,13 +410,8 @@ def database_dirs(root: Path) -> list[Path]:
 
 def load_layer(directory: str | Path) -> Layer:
     """One database folder; raises LayerValidationError with every problem of it."""
-    enabled = gc.isenabled()
-    gc.disable()  # see build_layer: bulk creation of long-lived objects
-    try:
+    with long_lived():  # bulk creation of long-lived objects, out of the collector's way (engine/layer/longlived.py)
         return Layer(build_layer(Path(directory), (check_layer_filters, check_saved_queries, check_rollups)))
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def check_saved_queries(semantic: SemanticLayer) -> list[LayerError]:
@@ -440,6 +435,12 @@ def load_layers(models_dir: str | Path | None = None) -> Layers:
         raise LayerValidationError(str(root), [LayerError(
             "models folder not found (set --models-dir or SMQ_MODELS_DIR)", code="missing_file",
             location=Location(display_path(root), 1, 1))])
+    with long_lived():  # one decision to freeze for every database, not one per database
+        return _load_layers(root)
+
+
+def _load_layers(root: Path) -> Layers:
+    """`load_layers` once its folder is known to exist."""
     layers: dict[str, Layer] = {}
     errors: dict[str, LayerValidationError] = {}
     for directory in database_dirs(root):

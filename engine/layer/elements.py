@@ -90,7 +90,7 @@ class ElementReader(BaseReader):
         self.known_keys(node, DIMENSION_KEYS, file, field)
         name = self.name(node, file, field, "dimension")
         raw_type = self.text(node, "type", file, field, required=True, default="string")
-        kind = SQL_TYPE_ALIASES.get(re.sub(r"\s*\(.*\)\s*$", "", raw_type.strip().lower()))
+        kind = SQL_TYPE_ALIASES.get(raw_type) or SQL_TYPE_ALIASES.get(re.sub(r"\s*\(.*\)\s*$", "", raw_type.strip().lower()))
         if kind is None:
             self.errors.add(
                 f"{field}.type: unknown type '{raw_type}' (use string, number, boolean, date or timestamp)",
@@ -139,12 +139,12 @@ class ElementReader(BaseReader):
         expr_text = self.text(node, "expr", file, field)
         parsed = None
         if expr_text:
-            parsed = self.expression(expr_text, file, node, "expr", f"{field}.expr")
+            parsed, aggregate = self.row_expression(expr_text, file, node, "expr", f"{field}.expr")
             if parsed is None:
                 if name:
                     self.broken.add(f"{model}__{name}")
                 return None
-            if parsed.find(exp.AggFunc):
+            if aggregate:
                 self.errors.add(
                     f"{field}.expr: '{expr_text}' contains an aggregate; write the row-level expression and set agg",
                     where(file, node, "expr", field=f"{field}.expr"), code="invalid_expression",

@@ -65,14 +65,24 @@ def without_positions(node: _Node) -> _Node:
     """`node` with the parser's token positions dropped from its nodes' meta (in place). Nothing reads them once a
     snippet parsed, and every copy of a node deep-copies its meta dict through Python's `copy` module: on the
     layer's expressions, copied into every compile, that was most of a copy's cost."""
+    _strip(node)
+    return node
+
+
+def _strip(node: exp.Expr) -> bool:
+    """Drop `node`'s token positions (see without_positions); True when it holds an aggregate, seen in the same walk
+    (a measure's expression must not: one walk of the tree instead of two, 18,000 measures at 3,000 models)."""
+    aggregate = False
     for n in node.walk():
+        if not aggregate and isinstance(n, exp.AggFunc):
+            aggregate = True
         meta = n._meta
         if meta is not None:
             for key in _POSITIONS:
                 meta.pop(key, None)
             if not meta:
                 n._meta = None
-    return node
+    return aggregate
 
 
 def check_dialect(dialect: str) -> str | None:
@@ -86,11 +96,16 @@ def check_dialect(dialect: str) -> str | None:
 
 def parse_expression(text: str, dialect: str) -> exp.Expression:
     """One scalar SQL expression; raises ExprError with a readable message."""
+    return parse_row_expression(text, dialect)[0]
+
+
+def parse_row_expression(text: str, dialect: str) -> tuple[exp.Expression, bool]:
+    """`parse_expression`, and whether the expression holds an aggregate (`SUM(x)`)."""
     if not isinstance(text, str) or not text.strip():
         raise ExprError("expected a SQL expression, got an empty value")
     stripped = text.strip()
     if _IDENT.match(stripped) and stripped.upper() not in _keywords(dialect):
-        return exp.column(stripped)
+        return exp.column(stripped), False
     try:
         parsed = parse_statements(stripped, dialect)
     except (ParseError, TokenError) as exc:
@@ -104,7 +119,7 @@ def parse_expression(text: str, dialect: str) -> exp.Expression:
         raise ExprError("an alias (AS ...) is not allowed here; write only the expression")
     if isinstance(node, (exp.Query, exp.Command)) or not _is_scalar(node):
         raise ExprError(f"expected one SQL expression, not a {node.key.upper()} statement")
-    return without_positions(node)
+    return node, _strip(node)
 
 
 def columns_read(nodes: list[exp.Expression]) -> dict[str, exp.Identifier]:
@@ -148,6 +163,13 @@ def parse_table(text: str, dialect: str) -> exp.Table:
     """A physical table name, possibly qualified (DB.SCHEMA.TABLE) or quoted."""
     if not isinstance(text, str) or not text.strip():
         raise ExprError("expected a table name")
+    parts = text.strip().split(".")
+    if len(parts) <= 3 and all(_IDENT.match(p) for p in parts) and not _keywords(dialect).intersection(p.upper() for p in parts):
+        # plain names (`SCHEMA_1.ORDERS`, most tables) built as the parser builds them: `to_table` makes a tokenizer and
+        # a parser per call (0.16 s of a 3,000-model load)
+        padded: list[str | None] = [None] * (3 - len(parts))
+        catalog, db, name = padded + parts
+        return exp.Table(this=exp.to_identifier(name), db=exp.to_identifier(db), catalog=exp.to_identifier(catalog))
     try:
         table = exp.to_table(text.strip(), dialect=_dialect(dialect))
     except (ParseError, TokenError, ValueError) as exc:

@@ -7,7 +7,6 @@ files (join endpoints, metric inputs and cycles, primary keys).
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -22,6 +21,7 @@ from ..errors import LayerError, LayerValidationError, Location, nearest
 from .elements import DIMENSION_KEYS, MEASURE_KEYS, METRIC_KEYS, WINDOW_RULE, ElementReader  # noqa: F401 - importable from here as before
 from .exprs import ExprError, check_dialect, parse_expression, parse_filter_expression, parse_query, parse_table
 from .joins import with_partitions
+from .longlived import long_lived
 from .model import (
     DATE_PARTS,
     JOIN_TYPES,
@@ -558,15 +558,10 @@ def build_layer(directory: Path, checks: tuple[Check, ...] = ()) -> SemanticLaye
 
     `checks` run after the layer's own validation, on the layer as read (the facade passes the later stages'
     checks: its filters resolved as queries are, its roles), and their errors are reported with the loader's."""
-    # loading makes ~100 objects per element and frees none of them: the cyclic garbage collector's
-    # scans would cost a third of the time of a large layer, for nothing
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    # loading makes ~11 objects per element and frees none of them: the cyclic garbage collector's
+    # scans would cost a third of the time of a large layer, for nothing (longlived.py)
+    with long_lived():
         return _build_layer(directory, checks)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _build_layer(directory: Path, checks: tuple[Check, ...]) -> SemanticLayer:

@@ -17,22 +17,23 @@ from sqlglot import exp
 
 from ..dialects import DEFAULT_ENGINE
 from ..errors import ErrorCollector, LayerError, Location, nearest
-from .exprs import ExprError, parse_expression
-from .yamlpos import MAX_YAML_BYTES, YMap, YSeq, load_yaml, where
+from .exprs import ExprError, parse_row_expression
+from .yamlpos import YMap, YSeq, load_yaml, read_limited, where
 
 NAME_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
 def display_path(path: Path) -> str:
     """A path as users see it in messages: relative to the working directory when inside it."""
-    folder = _relative_folder(os.getcwd(), str(path.parent)) if path.name else None
-    if folder is None:
-        try:
-            rel = os.path.relpath(path)
-        except ValueError:  # another drive on Windows
+    if path.name:
+        folder = _relative_folder(os.getcwd(), str(path.parent))
+        if folder is None:  # outside the working directory (or on another drive): as given
             return str(path)
-    else:
-        rel = path.name if folder == "." else os.path.join(folder, path.name)
+        return path.name if folder == "." else os.path.join(folder, path.name)
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
     return str(path) if rel.startswith("..") else rel
 
 
@@ -62,13 +63,14 @@ class BaseReader:
     def read(self, path: Path) -> tuple[Any, str]:
         shown = display_path(path)
         self.files.append(shown)
-        try:
-            with path.open("rb") as handle:  # a file over the limit is refused by load_yaml: hash no more of it
-                self.hasher.update(handle.read(MAX_YAML_BYTES + 1))
+        data: bytes | None = None
+        try:  # read once, for the hash and the parse; a file over the limit is refused by load_yaml: hash no more of it
+            data = read_limited(path)
+            self.hasher.update(data)
         except OSError:
-            pass
+            pass  # load_yaml reports it
         try:
-            return load_yaml(path, shown), shown
+            return load_yaml(path, shown, data), shown
         except LayerError as err:
             self.errors.errors.append(err)
             return None, shown
@@ -92,6 +94,8 @@ class BaseReader:
 
     def text(self, node: YMap, key: str, file: str, field: str, *, required: bool = False, default: str = "") -> str:
         value = node.get(key)
+        if type(value) is str:  # by far the most common
+            return value
         if value is None:
             if required:
                 self.errors.add(f"{field}: missing required key '{key}'", where(file, node, field=field), code="missing_key")
@@ -115,14 +119,18 @@ class BaseReader:
         return name
 
     def expression(self, text: str, file: str, node: YMap, key: str, field: str) -> exp.Expression | None:
+        return self.row_expression(text, file, node, key, field)[0]
+
+    def row_expression(self, text: str, file: str, node: YMap, key: str, field: str) -> tuple[exp.Expression | None, bool]:
+        """`expression`, and whether it holds an aggregate (a measure's must not)."""
         try:
-            return parse_expression(text, self.dialect)
+            return parse_row_expression(text, self.dialect)
         except ExprError as err:
             loc = where(file, node, key, field=field)
             if err.column and loc.column is not None and "\n" not in text:
                 loc = Location(loc.file, loc.line, loc.column + err.column - 1, loc.field)
             self.errors.add(f"{field}: '{text}' {err}", loc, code="invalid_expression")
-            return None
+            return None, False
 
     def items(self, node: YMap, key: str, file: str, field: str) -> list[tuple[int, Any, YSeq]]:
         value = node.get(key)
