@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from sqlglot import exp
 
 from engine import Layer, RollupState
 
@@ -30,7 +31,6 @@ from .executors.base import QueryResult
 
 META = "_smq_meta"
 Progress = Callable[[str], None]
-_CHUNK = 2000
 
 
 class RollupError(Exception):
@@ -240,8 +240,6 @@ def build(layer: Layer, executor: Any, names: list[str] | None = None, *, full: 
 def _copy_time_spine(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection, progress: Progress) -> None:
     """The layer's time spine copied into the store (a few thousand days): cumulative windows, offsets and spine
     joins answered from the store read their periods there, under the same table name as in the warehouse."""
-    from sqlglot import exp
-
     spine = layer.semantic.time_spine
     if spine is None:
         return
@@ -254,10 +252,18 @@ def _copy_time_spine(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection
     column = exp.to_identifier(spine.column).sql(dialect="duckdb")
     con.execute(f"CREATE OR REPLACE TABLE {name} ({column} DATE)")
     days = [row[0] for row in result.rows]
-    for start in range(0, len(days), _CHUNK):
-        chunk = days[start:start + _CHUNK]
-        con.execute(f"INSERT INTO {name} VALUES " + ", ".join("(CAST(? AS DATE))" for _ in chunk), chunk)
+    _insert_columns(con, table, ["DATE"], [days])
     progress(f"time spine: {len(days):,} days copied")
+
+
+def _insert_columns(con: duckdb.DuckDBPyConnection, table: Any, types: list[str], columns: list[list[Any]]) -> None:
+    """One INSERT binding each column as one list, unnested and cast to its type: a parameter per value (a VALUES
+    row each) made DuckDB spend seconds preparing what this does in milliseconds."""
+    if not columns or not columns[0]:
+        return
+    select = exp.select(*[exp.cast(exp.Unnest(expressions=[exp.Placeholder()]), exp.DataType.build(t, dialect="duckdb"))
+                          for t in types])
+    con.execute(exp.insert(select, table).sql(dialect="duckdb"), columns)
 
 
 def _numbered(progress: Progress, i: int, n: int) -> Progress:
@@ -298,11 +304,8 @@ def _build_one(layer: Layer, executor: Any, con: duckdb.DuckDBPyConnection, name
         types = _column_types(result)
         columns = ", ".join(f'"{c}" {t}' for c, t in zip(result.columns, types))
         con.execute(f'CREATE TABLE "{schema}"."{new}" ({columns})')
-        marks = ", ".join("?" for _ in result.columns)
-        for start in range(0, len(result.rows), _CHUNK):
-            chunk = result.rows[start:start + _CHUNK]
-            con.execute(f'INSERT INTO "{schema}"."{new}" VALUES ' + ", ".join(f"({marks})" for _ in chunk),
-                        [v for row in chunk for v in row])
+        target = exp.Table(this=exp.to_identifier(new, quoted=True), db=exp.to_identifier(schema, quoted=True))
+        _insert_columns(con, target, types, [list(c) for c in zip(*result.rows)])
     con.execute("BEGIN")
     if since is not None and rollup.time is not None:
         con.execute(f'DELETE FROM "{schema}"."{name}" WHERE "{rollup.time.column}" >= CAST(? AS DATE)', [since])

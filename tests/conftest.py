@@ -26,6 +26,21 @@ PG_DSN = os.environ.get("SMQ_TEST_PG", "host=127.0.0.1 port=5432 user=postgres d
 MYSQL = dict(host=os.environ.get("SMQ_TEST_MYSQL_HOST", "127.0.0.1"), port=3306, user="root", password="")
 
 Runner = Callable[[str], tuple[list[str], list[tuple]]]
+# where the runners below load the demo on the servers (concurrent test runs must not share tables)
+SERVER_SCHEMA = f"smq_engine_test_{os.getpid()}"
+SNOWFLAKE_DEMO = {"database": "SMQ_TEST", "schema": "SHOP"}  # the emulator's, for this session
+
+
+def server_connection(engine: str) -> dict[str, Any]:
+    """A database.yml `connection:` reading the demo the runners loaded on `engine` (postgres, mysql, snowflake):
+    a layer deployed there (ask `runners(engine)` first, which loads it or skips)."""
+    if engine == "postgres":
+        return {"backend": "postgres", "url": PG_DSN, "schema": SERVER_SCHEMA}
+    if engine == "mysql":
+        return {"backend": "mysql", **MYSQL, "database": SERVER_SCHEMA}
+    if engine == "snowflake":  # fakesnow: any account and login, while its patch is active
+        return {"backend": "snowflake", "account": "fake", "user": "smq", "password": "fake", **SNOWFLAKE_DEMO}
+    raise ValueError(f"no server engine {engine!r}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -115,7 +130,7 @@ def postgres_runner() -> Iterator[Runner]:
         conn = psycopg.connect(PG_DSN, autocommit=True, connect_timeout=5)
     except psycopg.OperationalError as exc:
         pytest.skip(f"PostgreSQL not reachable at {PG_DSN}: {exc}")
-    schema = f"smq_engine_test_{os.getpid()}"  # concurrent test runs must not share tables
+    schema = SERVER_SCHEMA
     load_into(conn, "postgres", schema=schema)
     conn.execute(f"SET search_path TO {schema}")
     conn.execute("ANALYZE")  # statistics for the planner: without them some role-filtered plans take minutes
@@ -139,7 +154,7 @@ def mysql_runner() -> Iterator[Runner]:
         conn = pymysql.connect(**MYSQL, autocommit=True, connect_timeout=5)
     except pymysql.err.OperationalError as exc:
         pytest.skip(f"MariaDB/MySQL not reachable at {MYSQL['host']}:3306: {exc}")
-    schema = f"smq_engine_test_{os.getpid()}"
+    schema = SERVER_SCHEMA
     load_into(conn, "mysql", schema=schema)
     conn.select_db(schema)
 
@@ -178,7 +193,7 @@ def snowflake_runner() -> Iterator[Runner]:
     from smq_db.demo.build import load_into
 
     with fakesnow_patched():
-        conn = snowflake.connector.connect(database="SMQ_TEST", schema="SHOP")
+        conn = snowflake.connector.connect(**SNOWFLAKE_DEMO)
         conn.cursor().execute("CREATE DATABASE IF NOT EXISTS SMQ_TEST")
         conn.cursor().execute("CREATE SCHEMA IF NOT EXISTS SMQ_TEST.SHOP")
         conn.cursor().execute("USE SCHEMA SMQ_TEST.SHOP")
