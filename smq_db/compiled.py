@@ -29,16 +29,20 @@ _PAGES: LruCache[tuple, PagedSql] = LruCache(1024)
 
 def _routed(layer: Any, spec: Any, role: str | None, rollups: bool, shown: bool = False) -> tuple[exp.Query, str, Any]:
     """The compiled tree, its dialect, and a function remembering its text as answered from rollups (None: from
-    the facts; smq_db/rollup_runs.py runs it where they are)."""
+    the facts; smq_db/rollup_runs.py runs it where they are). The function takes the text, the tree it was printed
+    from, and a function giving the same query's text from the facts (a mixed query falls back to it)."""
     if rollups and layer.rollups:
-        from .rollup_runs import mark_for_rollups
+        from .rollup_runs import mark_for_rollups, mark_mixed
         from .rollups import follow_store, store_path
 
         follow_store(layer)
         found = layer.compile_routed(spec, role, shown=shown)
+        if found.parts:
+            return found.tree, found.dialect, lambda sql, tree, facts: mark_mixed(
+                sql, store_path(layer), found.rollups, tree, found.dialect, found.parts, facts)
         if found.rollups:
             path = store_path(layer) if found.store == "rollups" else None
-            return found.tree, found.dialect, lambda sql: mark_for_rollups(sql, path, found.rollups)
+            return found.tree, found.dialect, lambda sql, tree, facts: mark_for_rollups(sql, path, found.rollups)
         return found.tree, found.dialect, None
     return layer.compile_expression(spec, layer.dialect, role, shown=shown, rollups=False), layer.dialect, None
 
@@ -64,7 +68,7 @@ def compiled_sql(layer: Any, smq: Any, role: str | None = None, *, rollups: bool
     sql = tree.sql(dialect=dialect, pretty=True, copy=False)  # the tree is this call's own, as in Layer.compile
     vouch(tree, sql, dialect)
     if on_rollups is not None:
-        on_rollups(sql)
+        on_rollups(sql, tree, lambda: compiled_sql(layer, spec, role, rollups=False))
     _SQL.put(key, sql)
     return sql
 
@@ -83,7 +87,7 @@ def compiled_page(layer: Any, smq: Any, role: str | None, limit: int, offset: in
     run = page.run.sql(dialect=dialect, copy=False)  # paginate's trees are its own copies
     vouch(page.run, run, dialect)
     if on_rollups is not None:
-        on_rollups(run)
+        on_rollups(run, page.run, lambda: compiled_page(layer, spec, role, limit, offset, probe=probe, rollups=False).run)
     shown = page.shown
     if layer.shows_filters(role):  # the role sees its SQL with its row filters' values named (engine/access/roles.py)
         shown = paginate(_routed(layer, spec, role, rollups, shown=True)[0], limit, offset, probe=probe).shown
