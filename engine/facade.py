@@ -254,7 +254,8 @@ class Layer:
             decisions = [d.as_dict() for d in routed.decisions]
         return {"database": self.name, "dialect": used.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan), "rollups": decisions,
-                **({"rollup_parts": [{"rollup": p.rollup, "table": p.table, "sql": p.sql} for p in parts]} if parts else {}),
+                **({"rollup_parts": [{"rollup": p.rollup, "table": p.table, **({} if self.shows_filters(role) else {"sql": p.sql})}
+                                     for p in parts]} if parts else {}),  # a part's WHERE spells out the role's filter values
                 "sql": tree.sql(dialect=used.sqlglot, pretty=True, copy=False)}
 
     def _mode(self, rollups: bool, *, embedded_ok: bool) -> str:

@@ -124,3 +124,10 @@ def test_given_rows_keep_their_types_and_an_empty_part_adds_no_row() -> None:
     tree = exp.select("g0").from_(part_table("f0"))
     filled = fill(tree, {part_table("f0"): given_rows(["g0"], [])}).sql(dialect="duckdb")
     assert "WHERE FALSE" in filled and part_table("f0") in filled and tree.sql() == f"SELECT g0 FROM {part_table('f0')}"
+
+
+def test_explain_hides_a_part_sql_from_a_role_that_sees_its_filters_named(layer: Layer) -> None:
+    smq = {"metrics": ["OrdersModel__orderCount", "PaymentsModel__amountPaid"], "group_by": ["OrdersModel__status"]}
+    (part,) = layer.explain(smq, role="web_only")["rollup_parts"]
+    assert ("sql" in part) == (not layer.shows_filters("web_only"))
+    assert "'web'" not in str(part) or not layer.shows_filters("web_only")
