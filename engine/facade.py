@@ -14,7 +14,7 @@ from typing import Any
 from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
-from .access.roles import _n_to_one_paths, restricted_sources, row_filters
+from .access.roles import _n_to_one_paths, _named_values, restricted_sources, row_filters
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
@@ -254,8 +254,7 @@ class Layer:
             decisions = [d.as_dict() for d in routed.decisions]
         return {"database": self.name, "dialect": used.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan), "rollups": decisions,
-                **({"rollup_parts": [{"rollup": p.rollup, "table": p.table, **({} if self.shows_filters(role) else {"sql": p.sql})}
-                                     for p in parts]} if parts else {}),  # a part's WHERE spells out the role's filter values
+                **({"rollup_parts": [{"rollup": p.rollup, "table": p.table, "sql": p.sql} for p in parts]} if parts else {}),
                 "sql": tree.sql(dialect=used.sqlglot, pretty=True, copy=False)}
 
     def _mode(self, rollups: bool, *, embedded_ok: bool) -> str:
@@ -266,12 +265,16 @@ class Layer:
     def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False, mode: str = "off") -> exp.Query:
         return self._stages(spec, target, role, shown, mode)[3]
 
-    def _role_rows(self, role: str | None, dialect: str) -> RoleRows | None:
+    def _role_rows(self, role: str | None, dialect: str, shown: bool = False) -> RoleRows | None:
+        """The role's row filters for routing; `shown`: as the role is shown them (values named), since a rollup
+        applies them as WHERE conditions of its own and the SQL shown must not spell them out."""
         found = self.role(role)
         if found is None or not found.row_filters:
             return None
         restricted = frozenset(self.restricted_sources(role, dialect))
-        filters = tuple(RoleFilter(f.text, f.model, f.node, f.refs) for f in row_filters(self.semantic, found))
+        named = shown and not found.show_filters
+        filters = tuple(RoleFilter(f.text, f.model, _named_values(f.node.copy(), found.name, i) if named else f.node, f.refs)
+                        for i, f in enumerate(row_filters(self.semantic, found)))
         return RoleRows(restricted, filters, lambda a, b: _n_to_one_paths(self.graph, a, b))
 
     def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False,
@@ -285,7 +288,7 @@ class Layer:
             with self._lock:
                 rows = {name: state.rows for name, state in self._rollup_states.items()}
             warehouse = target.name
-            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name),
+            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name, shown),
                            all_or_none=mode == "embedded",
                            mixable=lambda name: mix_refusal(warehouse, name, rows.get(name))) if mode != "off" else Routed(resolved, [])
             layer = self._routed_layer if routed.used else self.semantic

@@ -126,8 +126,14 @@ def test_given_rows_keep_their_types_and_an_empty_part_adds_no_row() -> None:
     assert "WHERE FALSE" in filled and part_table("f0") in filled and tree.sql() == f"SELECT g0 FROM {part_table('f0')}"
 
 
-def test_explain_hides_a_part_sql_from_a_role_that_sees_its_filters_named(layer: Layer) -> None:
+def test_the_sql_shown_to_a_role_names_its_filter_values_on_the_rollup_too(layer: Layer) -> None:
     smq = {"metrics": ["OrdersModel__orderCount", "PaymentsModel__amountPaid"], "group_by": ["OrdersModel__status"]}
+    assert layer.shows_filters("web_only")  # web_only sees its filters' values named, not spelled out
     (part,) = layer.explain(smq, role="web_only")["rollup_parts"]
-    assert ("sql" in part) == (not layer.shows_filters("web_only"))
-    assert "'web'" not in str(part) or not layer.shows_filters("web_only")
+    assert "'web'" not in part["sql"] and "web_only_filter1_value1" in part["sql"], part["sql"]
+    # a query wholly from the rollup: shown named, run spelled out
+    alone = {"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"]}
+    assert "'web'" not in layer.compile_routed(alone, "web_only", shown=True).sql
+    assert "d_ordersmodel__channel = 'web'" in layer.compile_routed(alone, "web_only").sql
+    routed = layer.compile_routed(smq, "web_only")
+    assert "'web'" in routed.parts[0].sql  # the part that runs filters the rollup's rows
