@@ -50,8 +50,9 @@ _MIXED: LruCache[str, _Mixed] = LruCache(2048)
 
 def mark_mixed(sql: str, path: Path, names: tuple[str, ...], tree: exp.Query, dialect: str, parts: tuple[Part, ...],
                facts: Callable[[], str]) -> None:
-    """Remember that `sql` (printed from `tree`) is a mixed query: `parts` run on the file `path` first."""
-    _MIXED.put(sql, _Mixed(str(path), names, tree.copy(), dialect, parts, facts))
+    """Remember that `sql` (printed from `tree`, kept as it is: `fill` copies it) is a mixed query: `parts` run on the
+    file `path` first."""
+    _MIXED.put(sql, _Mixed(str(path), names, tree, dialect, parts, facts))
 
 
 def mark_for_rollups(sql: str, path: Path | None, names: tuple[str, ...]) -> None:

@@ -65,3 +65,14 @@ def test_the_cli_runs_a_mixed_query_and_shows_its_parts(built: tuple[Layer, Any]
     assert main(["compile", "--db", "shop", "--models-dir", root, json.dumps(MIXED)]) == 0
     shown = capsys.readouterr().out
     assert shown.startswith("-- answered from rollup(s) orders_daily on the embedded rollup store") and "-- __smq_rollup_rows_" in shown
+
+
+def test_a_compiled_text_is_remembered_again_when_the_runner_forgot_it(built: tuple[Layer, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.lru import LruCache
+
+    layer, executor = built
+    sql = compiled_sql(layer, MIXED)
+    monkeypatch.setattr(rollup_runs, "_MIXED", LruCache(8))  # the runner's memory lost (evicted), the compiled text cached
+    assert rollup_runs.rollups_of(sql) == ()
+    assert compiled_sql(layer, MIXED) == sql and rollup_runs.rollups_of(sql) == ("orders_daily",)
+    assert executor.execute(sql).rows == executor.execute(compiled_sql(layer, MIXED, rollups=False)).rows
