@@ -13,7 +13,7 @@ from typing import Any
 from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
-from .access.roles import _n_to_one_paths, restricted_sources, row_filters
+from .access.roles import _n_to_one_paths, _named_values, restricted_sources, row_filters
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
@@ -25,7 +25,8 @@ from .layer.longlived import long_lived
 from .layer.model import Model, Role, SemanticLayer
 from .lru import LruCache
 from .plan.nodes import Node
-from .plan.planner import plan_query
+from .plan.planner import leaf, plan_query
+from .render.sqltree import ident
 from .render.visitor import QueryRenderer
 from .resolve.layer_checks import check_layer_filters
 from .resolve.mf_names import MFNames
@@ -36,6 +37,7 @@ from .resolve.resolved import ResolvedQuery
 from .resolve.saved import expand_saved_query
 from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
 from .rollups.build import build_query, build_smq
+from .rollups.mix import Part, mix_refusal, part_select, part_table
 from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
 
 DEFAULT_MODELS_DIR = "semantic_models"
@@ -45,13 +47,16 @@ EMBEDDED_DIALECT = "duckdb"  # the embedded rollup store is a DuckDB file
 @dataclass(frozen=True)
 class Compiled:
     """A compiled query and where it runs: on the warehouse, or (`store == "rollups"`) on the embedded rollup file,
-    in DuckDB's dialect. `rollups`: which rollups answered; `decisions`: per aggregation, which one and why."""
+    in DuckDB's dialect, or (`store == "mixed"`) on the warehouse once each of `parts` has run on the rollup file and
+    its rows fill its placeholder table (engine/rollups/mix.py). `rollups`: which rollups answered; `decisions`: per
+    aggregation, which one and why."""
 
     tree: exp.Query
     dialect: str
-    store: str  # "warehouse" | "rollups"
+    store: str  # "warehouse" | "rollups" | "mixed"
     rollups: tuple[str, ...]
     decisions: tuple[Decision, ...]
+    parts: tuple[Part, ...] = ()
 
     @property
     def sql(self) -> str:
@@ -228,9 +233,10 @@ class Layer:
         """The query in the layer's dialect, or answered from the embedded rollup file (DuckDB's dialect) when every
         aggregation can be: the caller runs it where `store` says (smq_db/rollups.py does)."""
         spec, target = self.parse(smq), self._dialect(None)
-        _, routed, _, tree, used = self._stages(spec, target, role, shown, self._mode(rollups, embedded_ok=True))
-        store = "rollups" if used.name != target.name or (routed.used and self.rollups_embedded) else "warehouse"
-        return Compiled(tree, used.name, store, routed.used, tuple(routed.decisions))
+        _, routed, _, tree, used, parts = self._stages(spec, target, role, shown, self._mode(rollups, embedded_ok=True))
+        store = "mixed" if parts else \
+            "rollups" if used.name != target.name or (routed.used and self.rollups_embedded) else "warehouse"
+        return Compiled(tree, used.name, store, routed.used, tuple(routed.decisions), parts)
 
     def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
                 *, rollups: bool = True) -> dict[str, Any]:
@@ -238,7 +244,7 @@ class Layer:
         aggregation the rollup that answers it or why none does."""
         spec, target = self.parse(smq), self._dialect(dialect)
         mode = self._mode(rollups, embedded_ok=dialect is None)
-        resolved, routed, plan, tree, used = self._stages(spec, target, role, True, mode)
+        resolved, routed, plan, tree, used, parts = self._stages(spec, target, role, True, mode)
         if not rollups:
             decisions = [{"model": a.model, "rollup": None, "why": "rollups are off for this query"} for a in resolved.aggregations]
         elif mode == "off":
@@ -248,6 +254,7 @@ class Layer:
             decisions = [d.as_dict() for d in routed.decisions]
         return {"database": self.name, "dialect": used.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan), "rollups": decisions,
+                **({"rollup_parts": [{"rollup": p.rollup, "table": p.table, "sql": p.sql} for p in parts]} if parts else {}),
                 "sql": tree.sql(dialect=used.sqlglot, pretty=True, copy=False)}
 
     def _mode(self, rollups: bool, *, embedded_ok: bool) -> str:
@@ -258,34 +265,65 @@ class Layer:
     def _compile_tree(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False, mode: str = "off") -> exp.Query:
         return self._stages(spec, target, role, shown, mode)[3]
 
-    def _role_rows(self, role: str | None, dialect: str) -> RoleRows | None:
+    def _role_rows(self, role: str | None, dialect: str, shown: bool = False) -> RoleRows | None:
+        """The role's row filters for routing; `shown`: as the role is shown them (values named), since a rollup
+        applies them as WHERE conditions of its own and the SQL shown must not spell them out."""
         found = self.role(role)
         if found is None or not found.row_filters:
             return None
         restricted = frozenset(self.restricted_sources(role, dialect))
-        filters = tuple(RoleFilter(f.text, f.model, f.node, f.refs) for f in row_filters(self.semantic, found))
+        named = shown and not found.show_filters
+        filters = tuple(RoleFilter(f.text, f.model, _named_values(f.node.copy(), found.name, i) if named else f.node, f.refs)
+                        for i, f in enumerate(row_filters(self.semantic, found)))
         return RoleRows(restricted, filters, lambda a, b: _n_to_one_paths(self.graph, a, b))
 
     def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False,
-                mode: str = "off") -> tuple[ResolvedQuery, Any, Node, exp.Query, Dialect]:
-        """resolve -> route to rollups -> plan -> render, each stage's result, and the dialect rendered in."""
+                mode: str = "off") -> tuple[ResolvedQuery, Any, Node, exp.Query, Dialect, tuple[Part, ...]]:
+        """resolve -> route to rollups -> plan -> render, each stage's result, the dialect rendered in, and the parts a
+        mixed query runs on the embedded store first (engine/rollups/mix.py)."""
         seen = self.visibility(role)
         try:
             names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
-            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name),
-                           all_or_none=mode == "embedded") if mode != "off" else Routed(resolved, [])
+            with self._lock:
+                rows = {name: state.rows for name, state in self._rollup_states.items()}
+            warehouse = target.name
+            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name, shown),
+                           all_or_none=mode == "embedded",
+                           mixable=lambda name: mix_refusal(warehouse, name, rows.get(name))) if mode != "off" else Routed(resolved, [])
             layer = self._routed_layer if routed.used else self.semantic
-            if routed.used and mode == "embedded":
+            given = {d.aggregation: part_table(d.aggregation) for d in routed.decisions if d.rollup} if routed.mixed else {}
+            if routed.used and mode == "embedded" and not routed.mixed:
                 target = dialect_of(EMBEDDED_DIALECT)
-            plan = plan_query(routed.query, layer)
-            sources = self.restricted_sources(role, target.name, shown=shown) if not (routed.used and mode == "embedded") else {}
+            plan = plan_query(routed.query, layer, given)
+            on_store = routed.used and mode == "embedded" and not routed.mixed
+            sources = self.restricted_sources(role, target.name, shown=shown) if not on_store else {}
             renderer = QueryRenderer(layer, target, lambda m: sources.get(m.name, m.source))
-            return resolved, routed, plan, target.finish(renderer.render(plan)), target
+            tree = target.finish(renderer.render(plan))
+            return resolved, routed, plan, tree, target, self._parts(routed, layer, given)
         except EngineError:
             raise
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
             raise InternalError(f"the compiler failed on a valid-looking query: {type(exc).__name__}: {exc}") from exc
+
+    def _parts(self, routed: Routed, layer: SemanticLayer, given: Mapping[str, str]) -> tuple[Part, ...]:
+        """A mixed query's rollup-answered aggregations, each as its own query on the embedded store (role filters are
+        in the aggregation's WHERE already: route.py put them there)."""
+        if not given:
+            return ()
+        store = dialect_of(EMBEDDED_DIALECT)
+        renderer = QueryRenderer(layer, store, lambda m: m.source)
+        rollup_of = {d.aggregation: d.rollup for d in routed.decisions if d.rollup}
+        out = []
+        for agg in routed.query.aggregations:
+            if agg.id not in given:
+                continue
+            columns = tuple([f"g{i}" for i in range(len(agg.keys))] + [c.id for c in agg.columns])
+            query = part_select(columns, agg.id)
+            for name, cte in renderer.ctes(leaf(agg)):
+                query = query.with_(ident(name), as_=cte, copy=False)
+            out.append(Part(given[agg.id], str(rollup_of[agg.id]), store.finish(query), columns))
+        return tuple(out)
 
     def restricted_sources(self, role: str | None, dialect: str | None = None, *, shown: bool = False) -> dict[str, exp.Expression]:
         """Model name -> filtered subquery for a role's row filters (empty without filters), fenced for `dialect`;

@@ -75,7 +75,16 @@ class ConversionOffset(Node):
     agg: Aggregation
 
 
-Leaf = Aggregate | SemiAdditive | Cumulative | OffsetAggregate | CumulativeOffset | Conversion | ConversionOffset
+@dataclass(frozen=True, slots=True)
+class Given(Node):
+    """An aggregation computed elsewhere: its rows (g0.., its a..) are a table the runner fills in before the query
+    runs. A rollup in the embedded store answers it while the warehouse answers the rest (engine/rollups/mix.py)."""
+
+    agg: Aggregation
+    table: str  # the placeholder table's name
+
+
+Leaf = Aggregate | SemiAdditive | Cumulative | OffsetAggregate | CumulativeOffset | Conversion | ConversionOffset | Given
 
 
 # -- above the leaves ----------------------------------------------------------------------------------

@@ -4,6 +4,8 @@ merge, the metric math, the spine fill and the order. Nothing here can fail on a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from sqlglot import exp
 
 from ..layer.model import SemanticLayer
@@ -15,6 +17,7 @@ from .nodes import (
     ConversionOffset,
     Cumulative,
     CumulativeOffset,
+    Given,
     Leaf,
     Merge,
     Node,
@@ -27,8 +30,9 @@ from .nodes import (
 )
 
 
-def plan_query(query: ResolvedQuery, layer: SemanticLayer) -> Node:
-    """The plan of a resolved query (or of a metric filter's subquery)."""
+def plan_query(query: ResolvedQuery, layer: SemanticLayer, given: Mapping[str, str] | None = None) -> Node:
+    """The plan of a resolved query (or of a metric filter's subquery). `given`: aggregation id -> the table its rows
+    are given in (computed elsewhere: engine/rollups/mix.py)."""
     if query.spine_only:
         dims = None
         if query.spine_cross is not None:
@@ -36,7 +40,7 @@ def plan_query(query: ResolvedQuery, layer: SemanticLayer) -> Node:
             assert isinstance(inner, OrderLimit) and isinstance(inner.source, Project)
             dims = inner.source
         return OrderLimit(SpinePeriods(query.group_keys, query.where, dims), query.order_by, query.limit)
-    leaves = tuple(leaf(agg) for agg in query.aggregations)
+    leaves = tuple(Given(agg, given[agg.id]) if given and agg.id in given else leaf(agg) for agg in query.aggregations)
     spine = spine_key(query, layer)
     source = (leaves[0] if len(leaves) == 1 and isinstance(leaves[0], (Aggregate, SemiAdditive))
               else Merge(leaves, len(query.group_keys), filter_only(query)))

@@ -176,5 +176,11 @@ class QueryRenderer(Renderer):
     def visit_Conversion(self, node: n.Conversion) -> CTEs:
         return conversion_ctes(self, node.agg, node.agg.keys, node.agg.where)
 
+    def visit_Given(self, node: n.Given) -> CTEs:
+        """Rows computed elsewhere (a rollup of the embedded store), read from the table the runner fills in."""
+        keys = len(node.agg.keys)
+        columns = [col(f"g{i}") for i in range(keys)] + [col(c.id) for c in node.agg.columns]
+        return [(node.agg.id, exp.Select(expressions=columns).from_(exp.Table(this=ident(node.table)), copy=False))]
+
     def visit_ConversionOffset(self, node: n.ConversionOffset) -> CTEs:
         return conversion_ctes(self, node.agg, node.agg.keys, node.agg.where)  # its base events shifted (conversion.py)

@@ -84,6 +84,7 @@ class _Refused(Exception):
 class Routed:
     query: ResolvedQuery
     decisions: list[Decision]
+    mixed: bool = False  # some aggregations read the embedded store's rollups, the others the facts (mix.py)
 
     @property
     def used(self) -> tuple[str, ...]:
@@ -91,10 +92,12 @@ class Routed:
 
 
 def route(query: ResolvedQuery, rollups: tuple[BoundRollup, ...], usable: Mapping[str, str | None],
-          role: RoleRows | None, *, all_or_none: bool) -> Routed:
+          role: RoleRows | None, *, all_or_none: bool, mixable: Callable[[str], str | None] | None = None) -> Routed:
     """The query with each answerable aggregation reading its rollup. `usable`: rollup name -> None when it may answer,
     else why not (not built, stale). `all_or_none`: the rollups live apart from the facts (an embedded DuckDB file), so
-    a query is answered from them only when every aggregation is."""
+    a query is answered from them only when every aggregation is, or (`mixable`: rollup name -> None when its rows may
+    be given to the warehouse's query, else why not) when each rollup answering part of it may be mixed with the facts
+    (engine/rollups/mix.py): the result is then `mixed`."""
     if query.spine_only or not query.aggregations:
         return Routed(query, [])
     next_id = 1 + max((int(c.id[1:]) for a in query.aggregations for c in a.columns if c.id[1:].isdigit()), default=0)
@@ -123,11 +126,18 @@ def route(query: ResolvedQuery, rollups: tuple[BoundRollup, ...], usable: Mappin
             aggs.append(agg)
     if not any(d.rollup for d in decisions):
         return Routed(query, decisions)
+    mixed = False
     if all_or_none and not all(d.rollup for d in decisions):
         facts = [d for d in decisions if d.rollup is None]
-        why = (f"the rollups are stored apart from the warehouse, and {facts[0].model} is read from the facts "
-               f"({facts[0].why}): a query is answered from stored rollups only when all its aggregations are")
-        return Routed(query, [replace(d, rollup=None, why=why) if d.rollup else d for d in decisions])
+        refusals = [why for d in decisions if d.rollup and (why := (mixable(d.rollup) if mixable is not None
+                                                                    else "a query is answered from stored rollups only when all its aggregations are"))]
+        if refusals:
+            why = (f"the rollups are stored apart from the warehouse, and {facts[0].model} is read from the facts "
+                   f"({facts[0].why}): {refusals[0]}")
+            return Routed(query, [replace(d, rollup=None, why=why) if d.rollup else d for d in decisions])
+        mixed = True
+        decisions = [replace(d, why=f"{d.why} (embedded store; its rows are combined with the facts' aggregations by the "
+                                    "group keys in the warehouse)") if d.rollup else d for d in decisions]
 
     def fill(node: exp.Expression) -> exp.Expression:
         def fn(n: exp.Expression) -> exp.Expression:
@@ -138,7 +148,7 @@ def route(query: ResolvedQuery, rollups: tuple[BoundRollup, ...], usable: Mappin
 
     outputs = tuple(replace(o, template=fill(o.template)) for o in query.outputs)
     having = tuple(fill(h) for h in query.having)
-    return Routed(replace(query, aggregations=tuple(aggs), outputs=outputs, having=having), decisions)
+    return Routed(replace(query, aggregations=tuple(aggs), outputs=outputs, having=having), decisions, mixed)
 
 
 def _answer(agg: Aggregation, r: BoundRollup, usable: Mapping[str, str | None], role: RoleRows | None,

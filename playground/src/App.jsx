@@ -228,6 +228,12 @@ export function App() {
                 <>
                   <Chart result={result} elements={elements} choice={chart} onChoice={setChart} grain={grainControl} />
                   {result.truncated && <p class="hint">Only the first {result.rows.length} rows are shown (set a limit).</p>}
+                  {result.rollups?.length > 0 && (
+                    <p class="hint rollups" role="status" aria-label="Answered from rollups">
+                      Answered from {result.rollups.length > 1 ? 'rollups' : 'rollup'} {result.rollups.map((r, i) => <>{i > 0 && ', '}<code class="mono">{r}</code></>)}
+                      {' '}(pre-aggregated rows the engine proved give the same answer as the facts).
+                    </p>
+                  )}
                   {!result.rows.length && result.filterCount > 0 && <p class="hint" role="status">No row matches the filters (a value that no row has is marked at its filter).</p>}
                   <Table columns={result.columns} rows={result.rows} fields={result.fields} caption="Query rows" fileName={`${db}-query.csv`} />
                 </>

@@ -35,14 +35,29 @@ async function problemOf(response) {
   }
 }
 
-export async function call(method, path, body) {
+async function send(method, path, body) {
   const response = await fetch(`/v1${path}`, {
     method,
     headers: headers(body !== undefined),
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new ApiError(response.status, await problemOf(response));
-  return response.json();
+  return response;
+}
+
+export async function call(method, path, body) {
+  return (await send(method, path, body)).json();
+}
+
+/** The rollups a /query answer was read from, as its Server-Timing header names them (`rollup;desc="a,b"`). */
+export function rollupsOf(serverTiming) {
+  const found = /(?:^|,)\s*rollup;desc="([^"]*)"/.exec(serverTiming || '');
+  return found ? found[1].split(',').filter(Boolean) : [];
+}
+
+async function query(name, smq, limit, offset) {
+  const response = await send('POST', `${db(name)}/query`, { smq, limit, offset });
+  return { ...(await response.json()), rollups: rollupsOf(response.headers.get('server-timing')) };
 }
 
 const db = (name) => `/databases/${encodeURIComponent(name)}`;
@@ -53,7 +68,7 @@ export const api = {
   database: (name) => call('GET', db(name)),
   elements: (name) => call('POST', `${db(name)}/elements`, {}),
   compile: (name, smq, dialect) => call('POST', `${db(name)}/compile`, { smq, ...(dialect ? { dialect } : {}), preview: false }),
-  query: (name, smq, limit, offset = 0) => call('POST', `${db(name)}/query`, { smq, limit, offset }),
+  query: (name, smq, limit, offset = 0) => query(name, smq, limit, offset),  // its rows, and `rollups`: which answered
   values: (name, body) => call('POST', `${db(name)}/values`, body),
   groupByOptions: (name, metrics) => call('POST', `${db(name)}/group-by-options`, { metrics }),
   execute: (name, sql) => call('POST', `${db(name)}/execute`, { sql }),

@@ -240,6 +240,12 @@ def compiled_text(layer: Any, smq: Any, dialect: str | None, role: str | None, r
     found = layer.compile_routed(smq, role)
     if not found.rollups:
         return found.sql
+    if found.parts:  # a mixed query (engine/rollups/mix.py): each part runs on the store, its rows fill its table
+        head = [f"-- answered from rollup(s) {', '.join(found.rollups)} on the embedded rollup store (DuckDB), the rest from the "
+                "facts on the warehouse: each part below runs on the store first, and its rows fill its table"]
+        for part in found.parts:
+            head += [f"-- {part.table} (rollup {part.rollup}):"] + [f"--   {line}" for line in part.sql.splitlines()]
+        return "\n".join(head) + f"\n{found.sql}"
     where = "the embedded rollup store (DuckDB)" if found.store == "rollups" else "the warehouse"
     return f"-- answered from rollup(s) {', '.join(found.rollups)}, on {where}\n{found.sql}"
 
