@@ -69,9 +69,16 @@ def conversion_template(resolution: QueryResolver, metric: Metric, field: str, i
         resolution.group_conversion[group_key] = conversion_events(resolution, metric, field)
         resolution.first_use.setdefault(group_key, field)
     conversions = _filled(exp.column(agg.id), params.conversion_fill.fill_nulls_with)
-    if params.calculation == "conversions":
-        return conversions
-    return float_division(conversions, _filled(base_column, params.base_fill.fill_nulls_with))
+    value = conversions if params.calculation == "conversions" else \
+        float_division(conversions, _filled(base_column.copy(), params.base_fill.fill_nulls_with))
+    filled = params.conversion_fill.fill_nulls_with is not None or params.base_fill.fill_nulls_with is not None
+    if not filled or params.joins_spine:
+        return value
+    # filled where the metric's own groups have a row only: in a row another metric of the query adds, MetricFlow's
+    # value is NULL (it fills each input before joining the metric to the others); joined to the spine, every period
+    # is one of its own
+    absent = exp.and_(exp.Is(this=exp.column(agg.id), expression=exp.Null()), exp.Is(this=base_column.copy(), expression=exp.Null()))
+    return exp.Case(ifs=[exp.If(this=absent, true=exp.Null())], default=value)
 
 
 def _filled(value: exp.Expression, fill: int | float | None) -> exp.Expression:

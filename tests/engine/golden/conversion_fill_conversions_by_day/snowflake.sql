@@ -64,7 +64,11 @@ WITH "f0" AS (
 )
 SELECT
   "m"."g0" AS "metric_time__day",
-  COALESCE("m"."a1", 0) AS "signupWeekConversionsFilled"
+  CASE
+    WHEN "m"."a1" IS NULL AND "m"."a0" IS NULL
+    THEN NULL
+    ELSE COALESCE("m"."a1", 0)
+  END AS "signupWeekConversionsFilled"
 FROM "merged" AS "m"
 ORDER BY
   "metric_time__day" ASC
