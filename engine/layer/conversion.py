@@ -24,7 +24,17 @@ if TYPE_CHECKING:
 
 CONVERSION_KEYS = ("base_measure", "conversion_measure", "entity", "calculation", "constant_properties")
 CALCULATIONS = ("conversion_rate", "conversions")
-MEASURE_INPUT_KEYS = ("name", "filters")  # `base_measure: {name, filters}` (MetricFlow's MetricInputMeasure filter)
+# `base_measure: {name, filters, fill_nulls_with, join_to_timespine}` (MetricFlow's MetricInputMeasure)
+MEASURE_INPUT_KEYS = ("name", "filters", "fill_nulls_with", "join_to_timespine")
+
+
+@dataclass(frozen=True, slots=True)
+class InputFill:
+    """`fill_nulls_with` / `join_to_timespine` of a conversion metric's measure input: as MetricFlow applies them, the
+    input's aggregate is COALESCEd to the value where its group has no rows, and grouped by metric_time every spine
+    period gets a row (resolve/conversions.py, render/timespine_fill.py)."""
+    fill_nulls_with: int | float | None = None
+    join_to_timespine: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +53,13 @@ class Conversion:
     # where each key is written (for cross-file messages): base_measure, conversion_measure, entity,
     # constant_properties[i].base_property / .conversion_property
     places: tuple[tuple[str, Location], ...] = ()
+    base_fill: InputFill = InputFill()
+    conversion_fill: InputFill = InputFill()
+
+    @property
+    def joins_spine(self) -> bool:
+        """Does either measure input ask for join_to_timespine?"""
+        return self.base_fill.join_to_timespine or self.conversion_fill.join_to_timespine
 
     def place(self, key: str) -> Location:
         """Where `key` (a field below the metric, e.g. 'entity') is written; the metric's base_measure line if unknown."""
@@ -53,14 +70,32 @@ class Conversion:
         return Location(loc.file, loc.line, loc.column, f"{loc.field}.{key}")
 
 
+def _input_fill(reader: ElementReader, value: YMap, file: str, field: str) -> InputFill | None:
+    """`fill_nulls_with` (a number) and `join_to_timespine` (true/false) of a measure input; None if either is wrong."""
+    from .yamlpos import where
+
+    fill = value.get("fill_nulls_with")
+    ok = True
+    if fill is not None and (isinstance(fill, bool) or not isinstance(fill, (int, float))):
+        reader.errors.add(f"{field}.fill_nulls_with: expected a number (e.g. 0), got {fill!r}",
+                          where(file, value, "fill_nulls_with", field=f"{field}.fill_nulls_with"), code="invalid_metric")
+        ok = False
+    spine = value.get("join_to_timespine", False)
+    if not isinstance(spine, bool):
+        reader.errors.add(f"{field}.join_to_timespine: expected true or false, got {spine!r}",
+                          where(file, value, "join_to_timespine", field=f"{field}.join_to_timespine"), code="invalid_shape")
+        ok = False
+    return InputFill(fill, spine) if ok else None
+
+
 def _measure_input(reader: ElementReader, node: YMap, key: str, file: str, field: str
-                   ) -> tuple[str, tuple[tuple[str, exp.Expression, Location], ...]]:
-    """`base_measure` / `conversion_measure`: a measure's name, or `{name, filters}`."""
+                   ) -> tuple[str, tuple[tuple[str, exp.Expression, Location], ...], InputFill]:
+    """`base_measure` / `conversion_measure`: a measure's name, or `{name, filters, fill_nulls_with, join_to_timespine}`."""
     from .yamlpos import YMap
 
     value = node.get(key)
     if not isinstance(value, YMap):
-        return reader.text(node, key, file, field, required=True), ()
+        return reader.text(node, key, file, field, required=True), (), InputFill()
     ifield = f"{field}.{key}"
     reader.known_keys(value, MEASURE_INPUT_KEYS, file, ifield)
     name = reader.text(value, "name", file, ifield, required=True)
@@ -71,15 +106,18 @@ def _measure_input(reader: ElementReader, node: YMap, key: str, file: str, field
         except ExprError as err:  # reported; the metric is not built
             reader.errors.add(f"{loc.field}: '{text}' {err}", loc, code="invalid_filter")
             name = ""
-    return name, tuple(filters)
+    fill = _input_fill(reader, value, file, ifield)
+    if fill is None:  # reported; the metric is not built
+        return "", tuple(filters), InputFill()
+    return name, tuple(filters), fill
 
 
 def read_conversion(reader: ElementReader, node: YMap, file: str, field: str, window_rule: re.Pattern[str]) -> Conversion | None:
     """The keys of a `type: conversion` metric, each checked on its own."""
     from .yamlpos import where
 
-    base, base_filters = _measure_input(reader, node, "base_measure", file, field)
-    conversion, conversion_filters = _measure_input(reader, node, "conversion_measure", file, field)
+    base, base_filters, base_fill = _measure_input(reader, node, "base_measure", file, field)
+    conversion, conversion_filters, conversion_fill = _measure_input(reader, node, "conversion_measure", file, field)
     entity = reader.text(node, "entity", file, field, required=True)
     calculation = reader.text(node, "calculation", file, field, default="conversion_rate").lower()
     ok = bool(base and conversion and entity)
@@ -119,12 +157,12 @@ def read_conversion(reader: ElementReader, node: YMap, file: str, field: str, wi
     if not ok:
         return None
     return Conversion(base, conversion, entity, calculation, window, tuple(pairs), where(file, node, "base_measure", field=field),
-                      base_filters, conversion_filters, tuple(places))
+                      base_filters, conversion_filters, tuple(places), base_fill, conversion_fill)
 
 
 def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion, errors: Any) -> None:
     """Cross-file checks: both measures exist and sit on a time axis, the entity is declared by both models,
-    the constant properties are dimensions of the base and the conversion model."""
+    the constant properties are dimensions of the base and the conversion model, join_to_timespine has a spine."""
     loc = params.location
     measures = [m.qualified_name for model in layer.models.values() for m in model.measures.values()]
     found = {}
@@ -141,6 +179,10 @@ def check_conversion(layer: SemanticLayer, metric_name: str, params: Conversion,
                        f"{model_name} (or time_dimension on the measure)", params.place(role), code="missing_time_dimension")
             continue
         found[role] = model
+    for role, fill in (("base_measure", params.base_fill), ("conversion_measure", params.conversion_fill)):
+        if fill.join_to_timespine and layer.time_spine is None:
+            errors.add(f"{loc.field}.{role}.join_to_timespine: metric '{metric_name}' needs a time spine: add time_spine "
+                       "(table, column) to database.yml", params.place(role), code="missing_time_spine")
     for role, model in found.items():
         if params.entity not in model.entities:
             errors.add(f"{loc.field}.entity: '{params.entity}' is not an entity of {model.name} (the model of the {role}); "

@@ -81,6 +81,8 @@ def _joins_spine(layer: SemanticLayer, name: str, seen: frozenset[str] = frozens
         return False
     if metric.type in ("simple", "cumulative"):
         return metric.join_to_timespine
+    if metric.type == "conversion":  # join_to_timespine on base_measure or conversion_measure
+        return metric.conversion is not None and metric.conversion.joins_spine
     if metric.type not in ("ratio", "derived"):
         return False
     return any(_joins_spine(layer, n, seen | {name}) for n in metric.inputs())
@@ -88,12 +90,15 @@ def _joins_spine(layer: SemanticLayer, name: str, seen: frozenset[str] = frozens
 
 def _spine_measures(layer: SemanticLayer, name: str, seen: frozenset[str] = frozenset()) -> list[tuple[str, str | None]]:
     """(measure, its cumulative metric's time dimension) of the simple and cumulative metrics asking for
-    join_to_timespine under this metric (at any depth)."""
+    join_to_timespine under this metric (at any depth); a conversion metric's base measure when an input asks."""
     metric = layer.metrics.get(name)
     if metric is None or name in seen:
         return []
     if metric.type in ("simple", "cumulative"):
         return [(metric.measure, metric.time_dimension or None)] if metric.join_to_timespine and metric.measure else []
+    if metric.type == "conversion":  # its periods are the base events' (the conversions count at their base event)
+        params = metric.conversion
+        return [(params.base_measure, None)] if params is not None and params.joins_spine else []
     if metric.type not in ("ratio", "derived"):
         return []
     return [m for n in metric.inputs() for m in _spine_measures(layer, n, seen | {name})]

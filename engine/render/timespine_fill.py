@@ -1,4 +1,5 @@
-"""fill_nulls_with and join_to_timespine of simple metrics, applied to the assembled query.
+"""fill_nulls_with and join_to_timespine of simple metrics (and of a conversion metric's inputs), applied to the
+assembled query.
 
 join_to_timespine: when the query is grouped by a time key (metric_time or a date/timestamp
 dimension at a grain), every period of the time spine gets a row, as in MetricFlow: the spine LEFT
@@ -84,9 +85,10 @@ def fill_from_timespine(query: exp.Query, plan: SpineFill, renderer: Renderer) -
     layer, dialect = renderer.layer, renderer.dialect
     names = [o.name for o in plan.outputs]
     metrics = {o.name: m for o in plan.outputs if (m := _metric(layer, o.name)) is not None}
-    # ratio and derived metrics: a period the spine adds computes the expression over empty inputs
+    # ratio, derived and conversion metrics: a period the spine adds computes the expression over empty inputs
+    # (a conversion metric's inputs COALESCEd to their fill_nulls_with: resolve/conversions.py)
     computed = {o.name: _over_empty_inputs(o.template) for o in plan.outputs
-                if (m := layer.metrics.get(o.name)) is not None and m.type in ("ratio", "derived")}
+                if (m := layer.metrics.get(o.name)) is not None and m.type in ("ratio", "derived", "conversion")}
     fills = {name: m.fill_nulls_with for name, m in metrics.items() if m.fill_nulls_with is not None}
 
     def added(table: str, value: exp.Expression, otherwise: exp.Expression) -> exp.Expression:

@@ -2,7 +2,8 @@
 
 The conversions group is keyed like the base measure (its model, metric_time bound to the base measure's
 time dimension), because the conversions are counted at the base event they are attributed to;
-sql/conversion.py renders it. The metric is then `conversions` or `conversions / base` (a float division).
+sql/conversion.py renders it. The metric is then `conversions` or `conversions / base` (a float division),
+each input COALESCEd to its `fill_nulls_with` when it has one.
 
 Filters, as MetricFlow applies them: the metric's own `filters`, those of `base_measure: {filters}` and
 those handed down by a ratio/derived metric above it restrict the base events (like a query filter);
@@ -67,8 +68,23 @@ def conversion_template(resolution: QueryResolver, metric: Metric, field: str, i
         resolution.group_offset[group_key] = resolution.offset
         resolution.group_conversion[group_key] = conversion_events(resolution, metric, field)
         resolution.first_use.setdefault(group_key, field)
-    conversions = exp.column(agg.id)
-    return conversions if params.calculation == "conversions" else float_division(conversions, base_column)
+    conversions = _filled(exp.column(agg.id), params.conversion_fill.fill_nulls_with)
+    value = conversions if params.calculation == "conversions" else \
+        float_division(conversions, _filled(base_column.copy(), params.base_fill.fill_nulls_with))
+    filled = params.conversion_fill.fill_nulls_with is not None or params.base_fill.fill_nulls_with is not None
+    if not filled or params.joins_spine:
+        return value
+    # filled where the metric's own groups have a row only: in a row another metric of the query adds, MetricFlow's
+    # value is NULL (it fills each input before joining the metric to the others); joined to the spine, every period
+    # is one of its own
+    absent = exp.and_(exp.Is(this=exp.column(agg.id), expression=exp.Null()), exp.Is(this=base_column.copy(), expression=exp.Null()))
+    return exp.Case(ifs=[exp.If(this=absent, true=exp.Null())], default=value)
+
+
+def _filled(value: exp.Expression, fill: int | float | None) -> exp.Expression:
+    """An input's aggregate where its group has no rows: `fill_nulls_with`, as MetricFlow COALESCEs each input
+    once the base events' and the conversions' aggregates are joined (a spine period added: timespine_fill.py)."""
+    return value if fill is None else exp.Coalesce(this=value, expressions=[exp.Literal.number(fill)])
 
 
 def _parsed(resolution: QueryResolver, texts: Inherited, model: str, measure: object) -> tuple[Filter, ...]:

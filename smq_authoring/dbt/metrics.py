@@ -136,7 +136,7 @@ class MetricMapping:
         # a simple metric's own keys (simple() maps them); `is not None`: fill_nulls_with: 0 is given (0 == False)
         given = {"fill_nulls_with": ref.get("fill_nulls_with") is not None, "join_to_timespine": bool(ref.get("join_to_timespine"))}
         for key, present in given.items():
-            if present and str(found.body.get("type") or "").lower() not in ("simple", "cumulative"):
+            if present and str(found.body.get("type") or "").lower() not in ("simple", "cumulative", "conversion"):
                 self.refuse(found.at(params, key_name), f"metric '{found.name}': {key} on a measure input of a "
                             f"{found.body.get('type')} metric is {NOT_YET}")
                 return None
@@ -248,12 +248,21 @@ class MetricMapping:
             if got is None:
                 return None
             model, measure, ref = got
-            out[side] = f"{model}__{measure}"
+            given: dict[str, Any] = {"name": f"{model}__{measure}"}
             if ref.get("filter"):  # base: on the base events; conversion: on the conversion events (MetricFlow ignores it)
                 filters = self.filters(found, ref, "filter", model)
                 if filters is None:
                     return None
-                out[side] = {"name": out[side], "filters": filters}
+                given["filters"] = filters
+            if ref.get("fill_nulls_with") is not None:  # the input's aggregate COALESCEd (engine/resolve/conversions.py)
+                given["fill_nulls_with"] = ref["fill_nulls_with"]
+            if ref.get("join_to_timespine"):
+                if self.time_spine() is None:
+                    self.refuse(found.at(nested, side), f"metric '{found.name}': join_to_timespine needs a time spine "
+                                "(the project declares none)")
+                    return None
+                given["join_to_timespine"] = True
+            out[side] = given if len(given) > 1 else given["name"]
             models[side] = model
         entity = str(nested.get("entity") or "")
         for side, model in models.items():
@@ -339,8 +348,10 @@ class MetricMapping:
     def metric_home(self, found: Found, metric: dict[str, Any]) -> str:
         """Metrics are global; each is written in the file of the model its (first) measure belongs to."""
         measure = metric.get("measure") or metric.get("base_measure")
+        if isinstance(measure, dict):  # `base_measure: {name, filters, fill_nulls_with, ...}`
+            measure = measure.get("name")
         if measure:
-            return measure.split("__")[0]
+            return str(measure).split("__")[0]
         for name in self.sources_measure_models(found):
             return name
         return sorted(self.bodies)[0]

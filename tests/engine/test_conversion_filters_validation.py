@@ -32,7 +32,8 @@ def test_conversion_filters_are_checked_where_they_are_written(tmp_path: Path) -
             filters: ["OrderModel__stat = 'x'"]
     """))
     text = "\n".join(errs)
-    assert "orders.yml:20:93: metrics[2].base_measure: unknown key 'alias' (allowed: name, filters)" in text
+    assert "orders.yml:20:93: metrics[2].base_measure: unknown key 'alias' (allowed: name, filters, fill_nulls_with, " \
+           "join_to_timespine)" in text
     assert "orders.yml:20:60: metrics[2].base_measure.filters: 'OrderModel__statuss = 'paid'' refers to 'OrderModel__statuss', " \
            "which is not a dimension" in text and "did you mean 'OrderModel__status'" in text
     assert "orders.yml:23:17: metrics[2].conversion_measure.filters: 'OrderModel__orderDat > '2024-01-01'' refers to " \
@@ -47,6 +48,51 @@ def test_conversion_filters_are_checked_where_they_are_written(tmp_path: Path) -
     """))
     assert any("orders.yml:21:" in e and "metrics[2].conversion_measure.filters[0]: 'OrderModel__status = (' does not parse" in e
                for e in errs), errs
+
+
+def test_fill_nulls_with_and_join_to_timespine_of_a_measure_input_are_checked(tmp_path: Path) -> None:
+    errs = errors_of(tmp_path, with_metrics("""
+          - name: conv
+            type: conversion
+            base_measure: {name: OrderModel__orderCount, fill_nulls_with: zero}
+            conversion_measure:
+              name: OrderModel__freight
+              join_to_timespine: yes please
+            entity: order
+          - name: conv2
+            type: conversion
+            base_measure: {name: OrderModel__orderCount, fill_nulls_with: true}
+            conversion_measure: OrderModel__freight
+            entity: order
+    """))
+    text = "\n".join(errs)
+    assert "orders.yml:20:" in text and "metrics[2].base_measure.fill_nulls_with: expected a number (e.g. 0), got 'zero'" in text
+    assert "orders.yml:23:" in text and "metrics[2].conversion_measure.join_to_timespine: expected true or false, got 'yes please'" in text
+    assert "metrics[3].base_measure.fill_nulls_with: expected a number (e.g. 0), got True" in text
+    mini = {**MINI, "database.yml": MINI["database.yml"].replace("        time_spine: {table: spine, column: d}\n", "")}
+    errs = errors_of(tmp_path / "2", {**mini, **with_metrics("""
+          - name: conv
+            type: conversion
+            base_measure: OrderModel__orderCount
+            conversion_measure: {name: OrderModel__freight, fill_nulls_with: 0, join_to_timespine: true}
+            entity: order
+    """)})
+    assert any("orders.yml:21:" in e and "metrics[2].conversion_measure.join_to_timespine: metric 'conv' needs a time spine" in e
+               for e in errs), errs
+
+
+def test_filled_inputs_are_coalesced_and_join_the_spine(tmp_path: Path) -> None:
+    root = write_layer(tmp_path, with_metrics("""
+          - name: conv
+            type: conversion
+            base_measure: {name: OrderModel__orderCount, fill_nulls_with: 0}
+            conversion_measure: {name: OrderModel__freight, fill_nulls_with: 2.5, join_to_timespine: true}
+            entity: order
+    """))
+    layer = load_layer(root / "mini")
+    sql = layer.compile({"metrics": ["conv"], "group_by": ["metric_time__day"]})
+    assert "COALESCE" in sql and ", 0)" in sql and ", 2.5)" in sql and '"periods"' in sql
+    assert '"periods"' not in layer.compile({"metrics": ["conv"]})  # no time key: no spine join, as MetricFlow
 
 
 def test_a_declared_time_granularity_is_checked(tmp_path: Path) -> None:

@@ -81,7 +81,7 @@ def test_bad_percentile_and_window_are_refused_with_their_line(tmp_path: Path) -
 
 def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_kept(tmp_path: Path) -> None:
     """`fill_nulls_with: 0` is given (0 == False in Python: it was once read as absent and silently dropped); a
-    cumulative metric takes it as a simple one does, a conversion metric's input is refused with its line."""
+    cumulative metric takes it as a simple one does, and so does a conversion metric's measure input."""
     project = tmp_path / "proj"
     (project / "models").mkdir(parents=True)
     (project / "dbt_project.yml").write_text("name: proj\nmodel-paths: [models]\n", encoding="utf-8")
@@ -110,16 +110,12 @@ def test_fill_nulls_with_zero_on_a_cumulative_measure_input_is_kept(tmp_path: Pa
         "    type_params:\n"
         "      conversion_type_params: {base_measure: n, conversion_measure: {name: n, fill_nulls_with: 0}, entity: customer}\n",
         encoding="utf-8")
-    with pytest.raises(ImportRefused) as refused:
-        import_dbt(project, "proj", tmp_path / "out" / "proj")
-    lines = refused.value.errors
-    assert any(line.split(":")[1] == "23" and "'converted': fill_nulls_with on a measure input of a conversion metric" in line
-               for line in lines), lines
-    assert not any("zero_filled" in line or "'running'" in line for line in lines), lines
-    import_dbt(project, "proj", tmp_path / "out" / "proj", partial=True)
+    import_dbt(project, "proj", tmp_path / "out" / "proj")  # nothing refused: a conversion metric's inputs take them too
     metrics = yaml.safe_load((tmp_path / "out" / "proj" / "models" / "orders.yml").read_text(encoding="utf-8"))["metrics"]
     running = next(m for m in metrics if m["name"] == "running")
     assert running["fill_nulls_with"] == 0 and running["join_to_timespine"] is True
+    converted = next(m for m in metrics if m["name"] == "converted")
+    assert converted["base_measure"] == "orders__n" and converted["conversion_measure"] == {"name": "orders__n", "fill_nulls_with": 0}
 
 
 def test_a_categorical_condition_dimension_stands_alone_in_a_filter(tmp_path: Path) -> None:
