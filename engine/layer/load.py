@@ -44,11 +44,11 @@ from .model import (
 from .reader import NAME_RULE, _kind, display_path
 from .rollups import read_rollups
 from .saved import read_saved_queries
+from .semantics import SEMANTICS, with_metricflow_defaults
 from .vocab import _flag, check_non_additive
 from .yamlpos import YMap, YSeq, where
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache", "semantics")
-SEMANTICS = ("native", "metricflow")  # database.yml `semantics:` (SemanticLayer.semantics)
 RAW_SQL_KEYS = ("functions", "table_functions")
 CACHE_KEYS = ("ttl_seconds", "refresh_key")
 FUNCTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -540,14 +540,6 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
         **{key: value for key, value in db.items() if key.startswith("raw_sql_")},
     }
     return parts, reader.errors.errors, reader.broken
-
-
-def with_metricflow_defaults(metric: Metric) -> Metric:
-    """`semantics: metricflow`: a cumulative metric that does not say gets MetricFlow's period_agg (`first`) and periods
-    (`nonempty_window`) instead of smq's (`last`, the data's range)."""
-    if metric.type != "cumulative":
-        return metric
-    return replace(metric, period_agg=metric.period_agg or "first", periods=metric.periods or "nonempty_window")
 
 
 Check = Callable[[SemanticLayer], list[LayerError]]
