@@ -211,15 +211,16 @@ class Layer:
         spec = self.parse(smq)
         target = self._dialect(dialect)
         mode = self._mode(rollups, embedded_ok=False)
-        key = (spec.canonical(), target.name, role, pretty, shown, mode)
-        if use_cache:
+        key = None
+        if use_cache:  # the key (the SMQ's canonical JSON) only for the cache: an uncached compile makes none
+            key = (spec.canonical(), target.name, role, pretty, shown, mode)
             hit = self._cache.get(key)
             if hit is not None:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
         sql = self._compile_tree(spec, target, role, shown, mode).sql(dialect=target.sqlglot, pretty=pretty, copy=False)
-        if use_cache:
+        if key is not None:
             self._cache.put(key, sql)
         return sql
 

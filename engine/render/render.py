@@ -26,7 +26,7 @@ from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .percentile import percentile_aggregate
 from .semi_additive import on_window, window_columns
-from .sqltree import aliased, col, ident, named, qualify
+from .sqltree import add_group, add_select, add_where, aliased, col, ident, named, qualify, set_from
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
@@ -271,9 +271,7 @@ class Renderer:
             return self.dim_expr(ref, tree, paths[(ref.dimension.qualified_name, ref.keys)])
 
         query = join_metric_filters(tree.select(), (*where, *group.metric_filters), render_ref, self)
-        conditions = [self.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)]
-        if conditions:
-            query = query.where(*conditions, copy=False)
+        add_where(query, [self.filter_expr(f, render_ref) for f in (*where, *group.metric_filters)])
         key_exprs = [render_ref(ref) for ref in keys]
         if not self.dialect.correlated_group_keys:
             query, key_exprs = self.joined_lookups(query, key_exprs)
@@ -290,13 +288,13 @@ class Renderer:
         projection += [named(self.measure_input(a, tree.root_alias), f"i{a.id[1:]}") for a in group.columns]
         if semi is not None:
             projection += window_columns(semi, model, keys, key_exprs, tree.root_alias, self.dialect)
-        inner = query.select(*projection, copy=False)
+        inner = add_select(query, projection)
         if group.dedupe:
             inner = inner.distinct(copy=False)
         name = "dedup" if group.dedupe else "semi"
-        outer = exp.Select().from_(exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))), copy=False)
+        outer = set_from(exp.Select(), exp.Subquery(this=inner, alias=exp.TableAlias(this=ident(name))))
         if semi is not None:
-            outer = outer.where(on_window(name), copy=False)
+            outer = add_where(outer, [on_window(name)])
         keys_out: list[exp.Expression] = [col(f"g{i}", name) for i in range(len(key_exprs))]
         aggs = {a.id: self.measure_aggregate(a.measure, col(f"i{a.id[1:]}", name)) for a in group.columns}
         return outer, keys_out, aggs
@@ -306,7 +304,7 @@ class Renderer:
         # built for this query alone: aliased in place (the GROUP BY takes copies of the keys)
         projection = [named(k, f"g{i}") for i, k in enumerate(key_exprs)]
         projection += [named(v, k) for k, v in aggs.items()]
-        query = query.select(*projection, copy=False)
+        add_select(query, projection)
         if key_exprs:
-            query = query.group_by(*[fresh(k) for k in key_exprs], copy=False)
+            add_group(query, [fresh(k) for k in key_exprs])
         return query

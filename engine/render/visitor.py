@@ -19,7 +19,7 @@ from .cumulative import cumulative_ctes
 from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, cumulative_of
 from .spine_query import spine_query
-from .sqltree import col, ident, named
+from .sqltree import add_ctes, add_group, add_order, add_select, add_where, col, ident, named, set_from
 from .timespine_fill import fill_from_timespine, having_column
 
 LISTED = "_listed"  # a merged row is a group of an aggregation some output reads (no element is named so: names start with a letter)
@@ -58,8 +58,8 @@ def _having(query: exp.Select, conditions: list[exp.Expression], as_columns: boo
     """The query's metric filters: as HAVING (WHERE over merged aggregations), or, with a spine join above, as columns
     of the result that hold after the join and fill (timespine_fill.py)."""
     if as_columns:
-        return query.select(*[named(c, having_column(i)) for i, c in enumerate(conditions)], copy=False)
-    return query.where(*conditions, copy=False) if where else query.having(*conditions, copy=False)
+        return add_select(query, [named(c, having_column(i)) for i, c in enumerate(conditions)])
+    return add_where(query, conditions, "where" if where else "having")
 
 
 class QueryRenderer(Renderer):
@@ -83,10 +83,10 @@ class QueryRenderer(Renderer):
     def visit_OrderLimit(self, node: n.OrderLimit) -> exp.Query:
         query = self.render(node.source)
         if node.order_by:
-            query = query.order_by(*[exp.Ordered(this=exp.Column(this=ident(name)), desc=desc, nulls_first=False)
-                                     for name, desc in node.order_by], copy=False)
+            add_order(query, [exp.Ordered(this=exp.Column(this=ident(name)), desc=desc, nulls_first=False)
+                              for name, desc in node.order_by])
         if node.limit is not None:
-            query = query.limit(exp.Literal.number(node.limit), copy=False)
+            query.set("limit", exp.Limit(expression=exp.Literal.number(node.limit)))  # query.limit(n, copy=False)
         return query
 
     def visit_SpineFill(self, node: n.SpineFill) -> exp.Query:
@@ -103,10 +103,9 @@ class QueryRenderer(Renderer):
             mapping: dict[str, exp.Expression] = {f"g{i}": k for i, k in enumerate(key_exprs)}
             mapping.update(aggs)
             spent: set[str] = set()
-            query = query.select(*[named(_fill(o.template, mapping, spent), o.name)
-                                   for o in node.outputs], copy=False)
+            add_select(query, [named(_fill(o.template, mapping, spent), o.name) for o in node.outputs])
             if key_exprs:
-                query = query.group_by(*[fresh(k) for k in key_exprs], copy=False)
+                add_group(query, [fresh(k) for k in key_exprs])
             if node.having:
                 query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=False)
             return query
@@ -122,12 +121,10 @@ class QueryRenderer(Renderer):
         spent = set()
         query = exp.Select(expressions=[named(_fill(o.template, mapping, spent), o.name)
                                         for o in node.outputs])
-        query = query.from_(exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))), copy=False)
+        set_from(query, exp.Table(this=ident(name), alias=exp.TableAlias(this=ident("m"))))
         if node.having:
             query = _having(query, [_fill(h, mapping, spent) for h in node.having], node.having_as_columns, where=True)
-        for cte_name, cte in ctes:
-            query = query.with_(ident(cte_name), as_=cte, copy=False)
-        return query
+        return add_ctes(query, ctes)
 
     def visit_Merge(self, merge: n.Merge) -> exp.Select:
         """The aggregations stacked with UNION ALL (each padding the others' columns with a typed NULL) and
@@ -143,17 +140,17 @@ class QueryRenderer(Renderer):
                            for a in agg_ids]
             if merge.filter_only:  # which branches list their groups: those an output reads
                 projection.append(exp.alias_(exp.Null() if merge.filter_only[i] else exp.Literal.number(1), LISTED, quoted=True))
-            branches.append(exp.Select(expressions=projection).from_(ident(leaf.agg.id), copy=False))
+            branches.append(set_from(exp.Select(expressions=projection), ident(leaf.agg.id)))
         stacked: exp.Query = branches[0]
         for branch in branches[1:]:
             stacked = exp.union(stacked, branch, distinct=False, copy=False)
         merged = exp.Select(expressions=[col(k) for k in keys] + [named(exp.Max(this=col(a)), a)
                                                                   for a in agg_ids])
-        merged = merged.from_(exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))), copy=False)
+        set_from(merged, exp.Subquery(this=stacked, alias=exp.TableAlias(this=ident("stacked"))))
         if keys:
-            merged = merged.group_by(*[col(k) for k in keys], copy=False)
+            add_group(merged, [col(k) for k in keys])
             if merge.filter_only:  # a group only a filter's measure has is no row of the result
-                merged = merged.having(exp.EQ(this=exp.Max(this=col(LISTED)), expression=exp.Literal.number(1)), copy=False)
+                add_where(merged, [exp.EQ(this=exp.Max(this=col(LISTED)), expression=exp.Literal.number(1))], "having")
         return merged
 
     # -- the leaves: each aggregation's CTEs ----------------------------------------------------------
