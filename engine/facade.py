@@ -39,6 +39,7 @@ from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups,
 from .rollups.build import build_query, build_smq
 from .rollups.mix import Part, mix_refusal, part_select, part_table
 from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
+from .trees import release
 
 DEFAULT_MODELS_DIR = "semantic_models"
 EMBEDDED_DIALECT = "duckdb"  # the embedded rollup store is a DuckDB file
@@ -219,7 +220,9 @@ class Layer:
                 return hit
         # the tree is this call's own (every layer node it holds is a copy): generate it in place, without
         # the deep copy sqlglot makes by default (a sixth of an uncached compile)
-        sql = self._compile_tree(spec, target, role, shown, mode).sql(dialect=target.sqlglot, pretty=pretty, copy=False)
+        tree = self._compile_tree(spec, target, role, shown, mode)
+        sql = tree.sql(dialect=target.sqlglot, pretty=pretty, copy=False)
+        release(tree)  # only the text leaves this call: freed now, not by the cyclic collector
         if key is not None:
             self._cache.put(key, sql)
         return sql

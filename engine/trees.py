@@ -17,3 +17,11 @@ E = TypeVar("E", bound=exp.Expression)
 def fresh(node: E) -> E:
     """A deep copy of `node` (comments, type and meta included, as `node.copy()` makes)."""
     return node.__deepcopy__(None)  # type: ignore[return-value]
+
+
+def release(tree: exp.Expression) -> None:
+    """Unlink a finished tree that nothing else holds (its SQL generated, the tree dropped), so that reference
+    counting frees it at once: every node's parent link makes the tree a cycle, which otherwise waits for the cyclic
+    collector, and the collector walks it again at every collection it survives (about 6% of an uncached compile)."""
+    for node in tree.walk():
+        node.parent = None

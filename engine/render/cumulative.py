@@ -24,7 +24,7 @@ from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .render import JoinTree, cumulative_metric, qualify
 from .spine_periods import spine_at
-from .sqltree import aliased, col, ident
+from .sqltree import add_group, add_join, add_select, add_where, aliased, col, conjunction, ident, set_from
 
 if TYPE_CHECKING:
     from ..resolve.resolved import Aggregation
@@ -77,22 +77,21 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     # the rows: the time dimension's day, the other keys, each aggregate's input
     row_filters = [f for f in (*where, *group.metric_filters) if f not in time_filters]
     query = join_metric_filters(tree.select(), row_filters, render_ref, renderer)
-    conditions = [renderer.filter_expr(f, render_ref) for f in row_filters]
-    if conditions:
-        query = query.where(*conditions, copy=False)
+    add_where(query, [renderer.filter_expr(f, render_ref) for f in row_filters])
     row_time = qualify(time_ref.dimension.node, tree.alias_of(paths[(time_ref.dimension.qualified_name, time_ref.keys)]))
     day = dialect.truncate(row_time, step) if sub_daily else dialect.to_date(row_time)  # below a day: the row's period
     projection = []
     if group.dedupe:
-        projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True) for i, pk in enumerate(model.primary_key_nodes)]
-    projection.append(exp.alias_(day, "t", quoted=True))
-    projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
-    projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True)
+        projection += [exp.alias_(qualify(pk, tree.root_alias), f"__pk{i}", quoted=True, copy=False)
+                       for i, pk in enumerate(model.primary_key_nodes)]
+    projection.append(exp.alias_(day, "t", quoted=True, copy=False))
+    projection += [exp.alias_(render_ref(ref), f"g{i}", quoted=True, copy=False) for i, (ref, t) in enumerate(zip(keys, is_time)) if not t]
+    projection += [exp.alias_(renderer.measure_input(a, tree.root_alias), f"i{a.id[1:]}", quoted=True, copy=False)
                    for a in group.columns]
     if not dialect.correlated_group_keys:  # a custom granularity's lookups as joins of the spine (render.py)
         query, looked_up = renderer.joined_lookups(query, cast(list[exp.Expression], projection))
         projection = list(looked_up)
-    rows = query.select(*projection, copy=False)
+    rows = add_select(query, projection)
     if group.dedupe:
         rows = rows.distinct(copy=False)
 
@@ -105,7 +104,7 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     spine_col = col(spine.column, "spine")
 
     def rows_bound(agg: type[exp.Func]) -> exp.Expression:
-        return exp.Subquery(this=exp.Select(expressions=[agg(this=col("t"))]).from_(ident(rows_name), copy=False))
+        return exp.Subquery(this=set_from(exp.Select(expressions=[agg(this=col("t"))]), ident(rows_name)))
 
     bounds: list[exp.Expression] = [exp.GTE(this=fresh(spine_col), expression=rows_bound(exp.Min))]  # no window before the first row
     if not nonempty:  # every period from the first to the last with rows (all the days of those periods when daily)
@@ -138,12 +137,9 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
         source = exp.Subquery(this=exp.Select(expressions=[exp.Star(), exp.alias_(first_day, "__start", quoted=True)])
                               .from_(aliased(spine.table_node, "whole"), copy=False), alias=exp.TableAlias(this=ident("spine")))
         extra.append(exp.alias_(col("__start", "spine"), "start", quoted=True))
-    periods = (
-        exp.Select(expressions=[exp.alias_(dialect.truncate(spine_col.copy(), step), "period", quoted=True), *extra])
-        .from_(source, copy=False)
-        .where(*bounds, copy=False)
-        .distinct(copy=False)
-    )
+    periods = add_where(set_from(exp.Select(expressions=[exp.alias_(dialect.truncate(fresh(spine_col), step), "period", quoted=True,
+                                                                    copy=False), *extra]), source), bounds)
+    periods.set("distinct", exp.Distinct())  # .distinct(copy=False)
 
     period = col("period", "p")
     # the window ends with the period's last day, or its first with `period_agg: first` (MetricFlow's default)
@@ -166,11 +162,11 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     if per_day:
         joined = f"{group.id}_days"
         day_keys = [col("t")] + [col(f"g{i}") for i, t in enumerate(is_time) if not t]
-        inputs = [exp.alias_(renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True)
+        inputs = [exp.alias_(renderer.aggregate(a.measure.agg, col(f"i{a.id[1:]}")), f"i{a.id[1:]}", quoted=True, copy=False)
                   for a in group.columns]
-        ctes.append((joined, exp.Select(expressions=[*[fresh(k) for k in day_keys], *inputs]).from_(ident(rows_name), copy=False)
-                     .group_by(*day_keys, copy=False)))
-    join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=exp.and_(*on),
+        ctes.append((joined, add_group(set_from(exp.Select(expressions=[*[fresh(k) for k in day_keys], *inputs]), ident(rows_name)),
+                                       day_keys)))
+    join = exp.Join(this=exp.Table(this=ident(joined), alias=exp.TableAlias(this=ident("r"))), on=conjunction(on),
                     **({"kind": "INNER"} if other_keys or nonempty else {"side": "LEFT"}))
     key_exprs: list[exp.Expression] = []
     for i, (ref, t) in enumerate(zip(keys, is_time)):
@@ -186,16 +182,15 @@ def cumulative_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, 
     if daily:  # the other keys, the day, and each custom granularity's value on it
         key_exprs = [k for k, t in zip(key_exprs, is_time) if not t] + [period.copy()] + [col(f"c{i}", "p") for i in custom]
     values = [exp.alias_(_reaggregate(a.measure.agg, col(f"i{a.id[1:]}", "r")) if per_day
-                         else renderer.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True)
+                         else renderer.measure_aggregate(a.measure, col(f"i{a.id[1:]}", "r")), a.id, quoted=True, copy=False)
               for a in group.columns]
     names = ([f"g{i}" for i, t in enumerate(is_time) if not t] + ["day"] + [f"c{i}" for i in custom]) if daily \
         else [f"g{i}" for i in range(len(keys))]
-    running = (
-        exp.Select(expressions=[*[exp.alias_(k, n, quoted=True) for k, n in zip(key_exprs, names)], *values])
-        .from_(exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))), copy=False)
-        .join(join, copy=False)
-        .group_by(*[fresh(k) for k in key_exprs], copy=False)
-    )
+    grouped = [fresh(k) for k in key_exprs]  # copied before the keys are aliased in place
+    running = set_from(exp.Select(expressions=[*[exp.alias_(k, n, quoted=True, copy=False) for k, n in zip(key_exprs, names)],
+                                               *values]),
+                       exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))))
+    add_group(add_join(running, join), grouped)
     if not daily:
         return [*ctes, (group.id, running)]
     daily_name = f"{group.id}_daily"

@@ -26,7 +26,7 @@ from ..trees import fresh
 from .metric_joins import join_metric_filters, metric_aware
 from .percentile import percentile_aggregate
 from .semi_additive import on_window, window_columns
-from .sqltree import add_group, add_select, add_where, aliased, col, ident, named, qualify, set_from
+from .sqltree import add_group, add_select, add_where, aliased, col, ident, is_bare, named, qualify, set_from
 
 SourceFor = Callable[[Model], exp.Expression]
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
@@ -119,8 +119,21 @@ class Renderer:
         self.source_for = source_for
 
     # -- expressions ---------------------------------------------------------------------
+    def qualified(self, node: exp.Expression, alias: str) -> exp.Expression:
+        """`qualify(node, alias)`, for a layer expression that is more than a column (`quantity * unit_price`,
+        `TRIM(status)`) bound once per layer and alias and copied (one compiled walk, not a walk that then sets every
+        column's parts). Keyed by the node's identity, checked on a hit; the copy is this query's own."""
+        if is_bare(node):
+            return qualify(node, alias)
+        key = ("qualified", id(node), alias)
+        found = self.layer.memo.get(key)
+        if found is None or found[0] is not node:
+            found = (node, qualify(node, alias))
+            self.layer.memo.put(key, found)
+        return fresh(found[1])
+
     def dim_expr(self, ref: DimRef, tree: JoinTree, path: Path) -> exp.Expression:
-        value = qualify(ref.dimension.node, tree.alias_of(path))
+        value = self.qualified(ref.dimension.node, tree.alias_of(path))
         if ref.date_part:
             return self.dialect.date_part(value, ref.date_part)
         return self.period(value, ref.grain) if ref.grain else value
@@ -235,7 +248,7 @@ class Renderer:
     def measure_input(self, column: MeasureColumn, alias: str) -> exp.Expression:
         """The row-level value a measure aggregates (1 for a COUNT(*) measure)."""
         measure = column.measure
-        return qualify(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
+        return self.qualified(measure.node, alias) if measure.node is not None else exp.Literal.number(1)
 
     def measure_aggregate(self, measure: Measure, value: exp.Expression | None) -> exp.Expression:
         """The measure's aggregate of its input; percentiles are per dialect (percentile.py)."""

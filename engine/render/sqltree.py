@@ -31,12 +31,17 @@ def named(value: exp.Expression, name: str) -> exp.Alias:
 _COLUMN_PARTS = frozenset(("this", "table", "db", "catalog"))
 
 
+def is_bare(node: exp.Expression) -> bool:
+    """A plain column (no table, comments, type or meta): `qualify` builds its bound copy directly."""
+    return type(node) is exp.Column and node.args.keys() <= _COLUMN_PARTS and not node.comments and node._meta is None \
+        and node._type is None
+
+
 def qualify(node: exp.Expression, alias: str) -> exp.Expression:
     """A copy of a model-level expression with its columns bound to the model's alias (engine/layer/exprs.py's
     `qualify`, which stays the reference). Most layer expressions are a bare column: that one is built directly
     (its identifier copied, the alias new), not copied whole and then changed."""
-    if type(node) is exp.Column and node.args.keys() <= _COLUMN_PARTS and not node.comments and node._meta is None \
-            and node._type is None:
+    if is_bare(node):
         return exp.Column(this=fresh(node.this), table=exp.to_identifier(alias, quoted=True))
     out = fresh(node)
     for c in [out] if isinstance(out, exp.Column) else list(out.find_all(exp.Column)):
