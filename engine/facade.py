@@ -43,6 +43,7 @@ from .trees import release
 
 DEFAULT_MODELS_DIR = "semantic_models"
 EMBEDDED_DIALECT = "duckdb"  # the embedded rollup store is a DuckDB file
+_DIALECTS: dict[str, Dialect] = {}  # a supported dialect's name -> its Dialect (Layer._dialect)
 
 
 @dataclass(frozen=True)
@@ -354,7 +355,10 @@ class Layer:
             raise QueryError(f"unsupported dialect '{target}' (supported: {', '.join(SUPPORTED_DIALECTS)})",
                              code="unsupported_dialect", location=Location(field="dialect"),
                              suggestions=nearest(target, SUPPORTED_DIALECTS, 1))
-        return dialect_of(target)
+        found = _DIALECTS.get(target)
+        if found is None:  # asked by every compile: a dict hit, not the engine's lookup by name
+            found = _DIALECTS[target] = dialect_of(target)
+        return found
 
     # -- listings ------------------------------------------------------------------------------
     def elements(self, models: list[str] | None = None, role: str | None = None) -> dict[str, Any]:

@@ -25,3 +25,9 @@ def release(tree: exp.Expression) -> None:
     collector, and the collector walks it again at every collection it survives (about 6% of an uncached compile)."""
     for node in tree.walk():
         node.parent = None
+
+
+def placeholder(name: str) -> exp.Column:
+    """`exp.column(name)` for a name the compiler makes (`g0`, `a3`: an output template's placeholders), built
+    directly: the builder's four identifier conversions cost four times the node (8 µs against 2)."""
+    return exp.Column(this=exp.Identifier(this=name, quoted=not exp.SAFE_IDENTIFIER_RE.match(name)), table=None, db=None, catalog=None)

@@ -17,6 +17,7 @@ from ..dialects.base import Dialect, float_division
 from ..errors import InternalError, Location, QueryError, nearest
 from ..layer.joins import JoinGraph, Path, path_text
 from ..layer.model import PERCENTILE_AGGS, SUB_DAILY_GRAINS, TIME_GRAINS, Dimension, Measure, Metric, MetricInput, Offset, SemanticLayer
+from ..trees import placeholder
 from .conversions import ConversionEvents, check_conversions, conversion_template, with_conversion
 from .filters import Filter, parse_filter, substitute, wrap
 from .metric_filters import MetricFilterRef
@@ -174,7 +175,7 @@ class QueryResolver:
             self.group_metric[group_key] = cumulative
             self.group_offset[group_key] = self.offset
             self.first_use.setdefault(group_key, field)
-        return exp.column(agg.id)
+        return placeholder(agg.id)
 
     def path(self, model: str, ref: DimRef) -> Path:
         """The join path from a measure's model to a dimension: as bound, as named by edge keys, or the shortest."""
@@ -233,7 +234,7 @@ class QueryResolver:
         self.axis_used = any(r.axis for r in group_keys) or any(r.axis for f in where for r in f.dimension_refs())
         if any(r.axis and r.grain is None and r.date_part is None for r in group_keys):
             group_keys = self.default_grain(group_keys, smq)
-        outputs = [OutputColumn(ref.text, exp.column(f"g{i}")) for i, ref in enumerate(group_keys)]
+        outputs = [OutputColumn(ref.text, placeholder(f"g{i}")) for i, ref in enumerate(group_keys)]
         for i, text in enumerate(smq.metrics):
             field = f"metrics[{i}]"
             outputs.append(OutputColumn(text, self.expand(self.resolver.metric(text, field), field)))
@@ -273,7 +274,7 @@ class QueryResolver:
             if not all(r.axis for r in f.dimension_refs()) or f.metric_refs():
                 raise QueryError(f"filter '{f.text}': a query of metric_time without metrics reads only the time spine; "
                                  "filter on metric_time, or add a metric", code="invalid_filter", location=Location(field=f.field))
-        return ResolvedQuery(group_keys, where, (), tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)),
+        return ResolvedQuery(group_keys, where, (), tuple(OutputColumn(r.text, placeholder(f"g{i}")) for i, r in enumerate(group_keys)),
                          (), order, limit, spine_only=True)
 
     def spine_cross_plan(self, group_keys: tuple[DimRef, ...], where: tuple[Filter, ...], order: tuple[tuple[str, bool], ...],
@@ -290,10 +291,10 @@ class QueryResolver:
         rest = tuple(f for f in where if f not in on_axis)
         self.axis_used = False
         dims = ResolvedQuery(others, rest, self._groups(others, rest),
-                             tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(others)), (), (), None)
+                             tuple(OutputColumn(r.text, placeholder(f"g{i}")) for i, r in enumerate(others)), (), (), None)
         spine = self.spine_plan(tuple(r for r in group_keys if r.axis), on_axis, order, limit)
         return replace(spine, group_keys=group_keys,
-                       outputs=tuple(OutputColumn(r.text, exp.column(f"g{i}")) for i, r in enumerate(group_keys)), spine_cross=dims)
+                       outputs=tuple(OutputColumn(r.text, placeholder(f"g{i}")) for i, r in enumerate(group_keys)), spine_cross=dims)
 
     def default_grain(self, group_keys: tuple[DimRef, ...], smq: SMQ) -> tuple[DimRef, ...]:
         """A bare `metric_time`: the finest of the queried metrics' time_grain (day for a metric without one)."""
