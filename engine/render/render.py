@@ -188,8 +188,21 @@ class Renderer:
 
     def filter_expr(self, f: Filter, render_ref: Callable[[DimRef], exp.Expression]) -> exp.Expression:
         refs = dict(f.refs)
-        node = self.type_date_literals(f.node, refs)  # a copy of the filter's tree: substituted in place
+        node = self.typed_filter(f, refs)  # a copy of the filter's tree: substituted in place
         return substitute(node, lambda name: wrap(render_ref(cast(DimRef, refs[name]))), copy=False)  # a row filter names dimensions only
+
+    def typed_filter(self, f: Filter, refs: dict) -> exp.Expression:
+        """`type_date_literals` of a filter's tree, made once per layer for the tree (by identity, checked on a hit),
+        the dialect (by identity) and what the typing reads of each name (time or not, grain, date part, type), then copied: the
+        typing is a walk of the whole tree and a rewrite, the copy one compiled walk."""
+        typing = tuple((name, ref.dimension.is_time, ref.dimension.type, ref.grain, ref.date_part) if isinstance(ref, DimRef)
+                       else (name,) for name, ref in f.refs)
+        key = ("typed_filter", id(f.node), id(self.dialect), typing)
+        found = self.layer.memo.get(key)
+        if found is None or found[0] is not f.node or found[1] is not self.dialect:
+            found = (f.node, self.dialect, self.type_date_literals(f.node, refs))
+            self.layer.memo.put(key, found)
+        return fresh(found[2])
 
     def on_spine(self, day: exp.Expression) -> Callable[[DimRef], exp.Expression]:
         """A time filter's dimension read on a spine day (at its grain, or its date part): a filter on periods."""
