@@ -19,7 +19,7 @@ def fresh(node: E) -> E:
     return node.__deepcopy__(None)  # type: ignore[return-value]
 
 
-def release(tree: exp.Expression) -> None:
+def release(tree: exp.Expr) -> None:
     """Unlink a finished tree that nothing else holds (its SQL generated, the tree dropped), so that reference
     counting frees it at once: every node's parent link makes the tree a cycle, which otherwise waits for the cyclic
     collector, and the collector walks it again at every collection it survives (about 6% of an uncached compile)."""

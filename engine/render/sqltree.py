@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 from sqlglot import exp
 
 from ..trees import fresh
+
+Q = TypeVar("Q", bound=exp.Query)
 
 
 def ident(name: str) -> exp.Identifier:
@@ -58,11 +63,11 @@ def qualify(node: exp.Expression, alias: str) -> exp.Expression:
 # builds its queries from nodes only, so it sets the clauses directly; each helper makes the tree its builder would
 # (tests/engine/golden: the SQL of every case in every dialect, unchanged).
 
-def _wrap(node: exp.Expression) -> exp.Expression:
+def _wrap(node: exp.Expr) -> exp.Expr:
     return exp.Paren(this=node) if isinstance(node, exp.Connector) else node
 
 
-def conjunction(conditions: list[exp.Expression]) -> exp.Expression:
+def conjunction(conditions: Sequence[exp.Expr]) -> exp.Expr:
     """`a AND b AND ...` as `exp.and_` makes it: left-deep, an AND/OR operand parenthesised."""
     this, *rest = conditions
     if rest:
@@ -72,14 +77,14 @@ def conjunction(conditions: list[exp.Expression]) -> exp.Expression:
     return this
 
 
-def add_select(query: exp.Select, items: list[exp.Expression]) -> exp.Select:
+def add_select(query: exp.Select, items: Sequence[exp.Expr]) -> exp.Select:
     """`query.select(*items, copy=False)`."""
     existing = query.args.get("expressions")
-    query.set("expressions", existing + items if existing else items)
+    query.set("expressions", [*existing, *items] if existing else list(items))
     return query
 
 
-def set_from(query: exp.Select, source: exp.Expression) -> exp.Select:
+def set_from(query: exp.Select, source: exp.Expr) -> exp.Select:
     """`query.from_(source, copy=False)`."""
     query.set("from_", source if isinstance(source, exp.From) else exp.From(this=source))
     return query
@@ -92,41 +97,36 @@ def add_join(query: exp.Select, join: exp.Join) -> exp.Select:
     return query
 
 
-def add_where(query: exp.Select, conditions: list[exp.Expression], key: str = "where") -> exp.Select:
+def add_where(query: exp.Select, conditions: Sequence[exp.Expr], key: str = "where") -> exp.Select:
     """`query.where(*conditions, copy=False)` (`key="having"`: `query.having(...)`)."""
     if not conditions:
         return query
     existing = query.args.get(key)
-    if existing is not None:
-        conditions = [existing.this, *conditions]
-    query.set(key, (exp.Where if key == "where" else exp.Having)(this=conjunction(conditions)))
+    terms = [existing.this, *conditions] if existing is not None else list(conditions)
+    query.set(key, (exp.Where if key == "where" else exp.Having)(this=conjunction(terms)))
     return query
 
 
-def add_group(query: exp.Select, keys: list[exp.Expression]) -> exp.Select:
+def add_group(query: exp.Select, keys: Sequence[exp.Expr]) -> exp.Select:
     """`query.group_by(*keys, copy=False)`."""
     existing = query.args.get("group")
-    if existing:
-        keys = existing.expressions + keys
-    query.set("group", exp.Group(expressions=keys))
+    query.set("group", exp.Group(expressions=[*existing.expressions, *keys] if existing else list(keys)))
     return query
 
 
-def add_order(query: exp.Query, items: list[exp.Ordered]) -> exp.Query:
+def add_order(query: Q, items: Sequence[exp.Expr]) -> Q:
     """`query.order_by(*items, copy=False)`."""
     existing = query.args.get("order")
-    if existing:
-        items = existing.expressions + items
-    query.set("order", exp.Order(expressions=items))
+    query.set("order", exp.Order(expressions=[*existing.expressions, *items] if existing else list(items)))
     return query
 
 
-def add_ctes(query: exp.Query, ctes: list[tuple[str, exp.Query]]) -> exp.Query:
+def add_ctes(query: Q, ctes: Sequence[tuple[str, exp.Query]]) -> Q:
     """`query.with_(ident(name), as_=cte, copy=False)` for each CTE in turn (the builder takes the identifier as the
     CTE's alias as it is)."""
     if not ctes:
         return query
     new = [exp.CTE(this=cte, alias=ident(name), materialized=None, scalar=None) for name, cte in ctes]
     existing = query.args.get("with_")
-    query.set("with_", exp.With(expressions=existing.expressions + new if existing else new))
+    query.set("with_", exp.With(expressions=[*existing.expressions, *new] if existing else new))
     return query
