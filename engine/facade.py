@@ -8,16 +8,14 @@ import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
 from .access.lineage import Visibility, visibility
-from .access.roles import _n_to_one_paths, _named_values, restricted_sources, row_filters
 from .dialects import SUPPORTED_DIALECTS, dialect as dialect_of
 from .dialects.base import Dialect
 from .errors import EngineError, InternalError, LayerError, LayerValidationError, Location, QueryError, nearest
-from .explain import plan_data, resolved_data
 from .layer.formats import element_format, is_additive
 from .layer.joins import JoinGraph
 from .layer.load import build_layer, display_path
@@ -35,11 +33,12 @@ from .resolve.query import SMQ, parse_smq
 from .resolve.query_resolver import QueryResolver
 from .resolve.resolved import ResolvedQuery
 from .resolve.saved import expand_saved_query
-from .rollups.bind import BoundRollup, RollupState, bind_rollups, check_rollups, usable
-from .rollups.build import build_query, build_smq
-from .rollups.mix import Part, mix_refusal, part_select, part_table
-from .rollups.route import Decision, RoleFilter, RoleRows, Routed, route
 from .trees import release
+
+if TYPE_CHECKING:  # the rollups, the access roles and explain are imported where used: most queries need none of them
+    from .rollups.bind import BoundRollup, RollupState
+    from .rollups.mix import Part
+    from .rollups.route import Decision, RoleRows, Routed
 
 DEFAULT_MODELS_DIR = "semantic_models"
 EMBEDDED_DIALECT = "duckdb"  # the embedded rollup store is a DuckDB file
@@ -79,7 +78,7 @@ class Layer:
         self._cache: LruCache[tuple, str] = LruCache(cache_size)
         self._lock = threading.Lock()
         self._sources: dict[tuple[str, str, bool], dict[str, exp.Expression]] = {}
-        self.rollups: tuple[BoundRollup, ...] = bind_rollups(semantic, self.graph)[0]  # checked at load
+        self.rollups: tuple[BoundRollup, ...] = _bound_rollups(semantic, self.graph)  # checked at load
         self._routed_layer = replace(semantic, models={**semantic.models, **{r.table.name: r.table for r in self.rollups}}) \
             if self.rollups else semantic
         self._rollup_states: dict[str, RollupState] = {}
@@ -105,6 +104,8 @@ class Layer:
     def rollup_build_sql(self, name: str, since: str | None = None) -> str:
         """The SQL (the layer's dialect) whose rows a rollup stores: its SMQ compiled by the engine, with no role and
         no rollups; `since` (a day): only the periods from it on, for a partial rebuild."""
+        from .rollups.build import build_query, build_smq
+
         rollup = self.rollup(name)
         target = self._dialect(None)
         try:
@@ -122,6 +123,9 @@ class Layer:
         """A rollup's build query answered from other rollups where provably the same (a monthly one from a daily one:
         rollups of rollups); `sources`: the rollups the store holds now (name -> None when usable). `store` says where
         it runs: on the rollup store (DuckDB) or, from the facts, on the warehouse (the layer's dialect)."""
+        from .rollups.build import build_query, build_smq
+        from .rollups.route import route
+
         rollup = self.rollup(name)
         target = self._dialect(None)
         others = tuple(r for r in self.rollups if r.name != name)
@@ -143,6 +147,8 @@ class Layer:
 
     def rollup_usable(self) -> dict[str, str | None]:
         """Rollup name -> None when it may answer now, else why not (not built, stale past its allowance)."""
+        from .rollups.bind import usable
+
         with self._lock:
             states = dict(self._rollup_states)
         return usable(self.rollups, states, time.time())
@@ -239,9 +245,10 @@ class Layer:
         aggregation can be: the caller runs it where `store` says (smq_db/rollups.py does)."""
         spec, target = self.parse(smq), self._dialect(None)
         _, routed, _, tree, used, parts = self._stages(spec, target, role, shown, self._mode(rollups, embedded_ok=True))
+        answered = routed.used if routed is not None else ()
         store = "mixed" if parts else \
-            "rollups" if used.name != target.name or (routed.used and self.rollups_embedded) else "warehouse"
-        return Compiled(tree, used.name, store, routed.used, tuple(routed.decisions), parts)
+            "rollups" if used.name != target.name or (answered and self.rollups_embedded) else "warehouse"
+        return Compiled(tree, used.name, store, answered, tuple(routed.decisions) if routed is not None else (), parts)
 
     def explain(self, smq: Mapping[str, Any] | str | SMQ, dialect: str | None = None, role: str | None = None,
                 *, rollups: bool = True) -> dict[str, Any]:
@@ -249,6 +256,8 @@ class Layer:
         aggregation the rollup that answers it or why none does."""
         spec, target = self.parse(smq), self._dialect(dialect)
         mode = self._mode(rollups, embedded_ok=dialect is None)
+        from .explain import plan_data, resolved_data
+
         resolved, routed, plan, tree, used, parts = self._stages(spec, target, role, True, mode)
         if not rollups:
             decisions = [{"model": a.model, "rollup": None, "why": "rollups are off for this query"} for a in resolved.aggregations]
@@ -256,7 +265,7 @@ class Layer:
             decisions = [{"model": a.model, "rollup": None, "why": "no rollups declared" if not self.rollups else
                           "the rollups are in the embedded store; this SQL is for the warehouse"} for a in resolved.aggregations]
         else:
-            decisions = [d.as_dict() for d in routed.decisions]
+            decisions = [d.as_dict() for d in routed.decisions] if routed is not None else []
         return {"database": self.name, "dialect": used.name, "role": role, "smq": spec.as_dict(),
                 "resolved": resolved_data(resolved, target.name), "plan": plan_data(plan), "rollups": decisions,
                 **({"rollup_parts": [{"rollup": p.rollup, "table": p.table, "sql": p.sql} for p in parts]} if parts else {}),
@@ -276,6 +285,9 @@ class Layer:
         found = self.role(role)
         if found is None or not found.row_filters:
             return None
+        from .access.roles import _n_to_one_paths, _named_values, row_filters
+        from .rollups.route import RoleFilter, RoleRows
+
         restricted = frozenset(self.restricted_sources(role, dialect))
         named = shown and not found.show_filters
         filters = tuple(RoleFilter(f.text, f.model, _named_values(f.node.copy(), found.name, i) if named else f.node, f.refs)
@@ -283,25 +295,25 @@ class Layer:
         return RoleRows(restricted, filters, lambda a, b: _n_to_one_paths(self.graph, a, b))
 
     def _stages(self, spec: SMQ, target: Dialect, role: str | None, shown: bool = False,
-                mode: str = "off") -> tuple[ResolvedQuery, Any, Node, exp.Query, Dialect, tuple[Part, ...]]:
-        """resolve -> route to rollups -> plan -> render, each stage's result, the dialect rendered in, and the parts a
-        mixed query runs on the embedded store first (engine/rollups/mix.py)."""
+                mode: str = "off") -> tuple[ResolvedQuery, Routed | None, Node, exp.Query, Dialect, tuple[Part, ...]]:
+        """resolve -> route to rollups -> plan -> render, each stage's result (no routing when `mode` is off: None), the
+        dialect rendered in, and the parts a mixed query runs on the embedded store first (engine/rollups/mix.py)."""
         seen = self.visibility(role)
         try:
             names = Resolver(self.semantic, seen.hidden, seen.hidden_entities)
             resolved = QueryResolver(self.semantic, self.graph, names, target).resolve(spec)
-            with self._lock:
-                rows = {name: state.rows for name, state in self._rollup_states.items()}
-            warehouse = target.name
-            routed = route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name, shown),
-                           all_or_none=mode == "embedded",
-                           mixable=lambda name: mix_refusal(warehouse, name, rows.get(name))) if mode != "off" else Routed(resolved, [])
-            layer = self._routed_layer if routed.used else self.semantic
-            given = {d.aggregation: part_table(d.aggregation) for d in routed.decisions if d.rollup} if routed.mixed else {}
-            if routed.used and mode == "embedded" and not routed.mixed:
+            routed = self._route(resolved, target, role, shown, mode) if mode != "off" else None
+            used, mixed = (routed.used, routed.mixed) if routed is not None else ((), False)
+            layer = self._routed_layer if used else self.semantic
+            given = {}
+            if routed is not None and mixed:
+                from .rollups.mix import part_table
+
+                given = {d.aggregation: part_table(d.aggregation) for d in routed.decisions if d.rollup}
+            if used and mode == "embedded" and not mixed:
                 target = dialect_of(EMBEDDED_DIALECT)
-            plan = plan_query(routed.query, layer, given)
-            on_store = routed.used and mode == "embedded" and not routed.mixed
+            plan = plan_query(routed.query if routed is not None else resolved, layer, given)
+            on_store = bool(used) and mode == "embedded" and not mixed
             sources = self.restricted_sources(role, target.name, shown=shown) if not on_store else {}
             renderer = QueryRenderer(layer, target, lambda m: sources.get(m.name, m.source))
             tree = target.finish(renderer.render(plan))
@@ -311,11 +323,24 @@ class Layer:
         except Exception as exc:  # a bug: never leak a traceback to the user as their fault
             raise InternalError(f"the compiler failed on a valid-looking query: {type(exc).__name__}: {exc}") from exc
 
-    def _parts(self, routed: Routed, layer: SemanticLayer, given: Mapping[str, str]) -> tuple[Part, ...]:
+    def _route(self, resolved: ResolvedQuery, target: Dialect, role: str | None, shown: bool, mode: str) -> Routed:
+        """The resolved query with the aggregations rollups answer reading them (engine/rollups/route.py)."""
+        from .rollups.mix import mix_refusal
+        from .rollups.route import route
+
+        with self._lock:
+            rows = {name: state.rows for name, state in self._rollup_states.items()}
+        warehouse = target.name
+        return route(resolved, self.rollups, self.rollup_usable(), self._role_rows(role, target.name, shown),
+                     all_or_none=mode == "embedded", mixable=lambda name: mix_refusal(warehouse, name, rows.get(name)))
+
+    def _parts(self, routed: Routed | None, layer: SemanticLayer, given: Mapping[str, str]) -> tuple[Part, ...]:
         """A mixed query's rollup-answered aggregations, each as its own query on the embedded store (role filters are
         in the aggregation's WHERE already: route.py put them there)."""
-        if not given:
+        if not given or routed is None:
             return ()
+        from .rollups.mix import Part, part_select
+
         store = dialect_of(EMBEDDED_DIALECT)
         renderer = QueryRenderer(layer, store, lambda m: m.source)
         rollup_of = {d.aggregation: d.rollup for d in routed.decisions if d.rollup}
@@ -339,6 +364,8 @@ class Layer:
         with self._lock:
             cached = self._sources.get((role, target, shown))
         if cached is None:
+            from .access.roles import restricted_sources
+
             cached = restricted_sources(self.semantic, self.graph, self.role(role), target, shown=shown)
             with self._lock:
                 self._sources[(role, target, shown)] = cached
@@ -458,6 +485,24 @@ def load_layer(directory: str | Path) -> Layer:
     """One database folder; raises LayerValidationError with every problem of it."""
     with long_lived():  # bulk creation of long-lived objects, out of the collector's way (engine/layer/longlived.py)
         return Layer(build_layer(Path(directory), (check_layer_filters, check_saved_queries, check_rollups)))
+
+
+def _bound_rollups(semantic: SemanticLayer, graph: JoinGraph) -> tuple[BoundRollup, ...]:
+    """The layer's rollups bound to its elements; engine/rollups is imported only for a layer that declares some."""
+    if semantic.rollups is None:
+        return ()
+    from .rollups.bind import bind_rollups
+
+    return bind_rollups(semantic, graph)[0]
+
+
+def check_rollups(semantic: SemanticLayer) -> list[LayerError]:
+    """The loader's check that every rollup binds to the layer (engine/rollups/bind.py), for a layer with rollups."""
+    if semantic.rollups is None:
+        return []
+    from .rollups.bind import check_rollups as check
+
+    return check(semantic)
 
 
 def check_saved_queries(semantic: SemanticLayer) -> list[LayerError]:

@@ -48,6 +48,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # the `smq` processes tests start keep their compiled-SQL cache (smq_cli/sqlcache.py) in this session's own folder,
+    # never the user's ~/.cache (tests/smq_cli/test_sqlcache.py gives each of its tests a folder of its own)
+    import atexit
+    import shutil
+    import tempfile
+
+    os.environ["XDG_CACHE_HOME"] = cache = tempfile.mkdtemp(prefix="smq-test-cache-")
+    atexit.register(shutil.rmtree, cache, True)
     config.addinivalue_line("markers", "shared_data(*paths): the test reads these paths under ../shared (SHARED); "
                                        "skipped when one is missing, failed when one is missing in CI (CI=true)")
 

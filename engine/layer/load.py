@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -42,11 +42,13 @@ from .model import (
     TimeSpine,
 )
 from .reader import NAME_RULE, _kind, display_path
-from .rollups import read_rollups
 from .saved import read_saved_queries
 from .semantics import SEMANTICS, with_metricflow_defaults
 from .vocab import _flag, check_non_additive
 from .yamlpos import YMap, YSeq, where
+
+if TYPE_CHECKING:
+    from .rollups import Rollups
 
 DATABASE_KEYS = ("name", "description", "dialect", "connection", "time_spine", "access", "raw_sql", "cache", "semantics")
 RAW_SQL_KEYS = ("functions", "table_functions")
@@ -496,6 +498,16 @@ class _Reader(ElementReader):
         return out
 
 
+def _read_rollups(reader: _Reader) -> Rollups | None:
+    """rollups.yml, read by engine/layer/rollups.py, which (with its dataclasses) is imported only for a layer that
+    has the file: most have none, and a one-shot `smq compile` pays every module it imports (start-up time)."""
+    if not (reader.directory / "rollups.yml").exists():
+        return None
+    from .rollups import read_rollups
+
+    return read_rollups(reader)
+
+
 def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[str]]:
     """Everything of one folder, as objects plus the errors found file by file."""
     reader = _Reader(directory)
@@ -516,7 +528,7 @@ def read_layer(directory: Path) -> tuple[dict[str, Any], list[LayerError], set[s
     joins = with_partitions(reader.joins(), models)
     sources = reader.sources()
     roles = reader.roles(db.get("access"))
-    rollups = read_rollups(reader)
+    rollups = _read_rollups(reader)
     saved = read_saved_queries(reader, directory)
     parts = {
         "name": db["name"],

@@ -6,7 +6,6 @@ anything is reported. The domain (what a model or a join is) lives in load.py.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 from functools import lru_cache
@@ -16,6 +15,7 @@ from typing import Any
 from sqlglot import exp
 
 from ..dialects import DEFAULT_ENGINE
+from ..digests import sha256
 from ..errors import ErrorCollector, LayerError, Location, nearest
 from .exprs import ExprError, parse_row_expression
 from .yamlpos import YMap, YSeq, load_yaml, read_limited, where
@@ -55,7 +55,7 @@ class BaseReader:
         self.directory = directory
         self.errors = ErrorCollector()
         self.dialect = DEFAULT_ENGINE.value
-        self.hasher = hashlib.sha256()
+        self.hasher = sha256()
         self.files: list[str] = []
         self.broken: set[str] = set()  # models whose file could not be read
 

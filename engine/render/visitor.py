@@ -14,9 +14,6 @@ from sqlglot import exp
 
 from ..plan import nodes as n
 from ..trees import fresh
-from .conversion import conversion_ctes
-from .cumulative import cumulative_ctes
-from .offsets import offset_ctes, offset_cumulative
 from .render import Renderer, cumulative_of
 from .spine_query import spine_query
 from .sqltree import add_ctes, add_group, add_order, add_select, add_where, col, ident, named, set_from
@@ -160,17 +157,26 @@ class QueryRenderer(Renderer):
     def visit_SemiAdditive(self, node: n.SemiAdditive) -> CTEs:
         return [(node.agg.id, self.group_cte(node.agg, node.agg.keys, node.agg.where))]  # group_parts keeps the window's rows
 
+    # cumulative, offset and conversion metrics: their renderers are imported when one is rendered (start-up time)
     def visit_Cumulative(self, node: n.Cumulative) -> CTEs:
+        from .cumulative import cumulative_ctes
+
         agg = node.agg
         return cumulative_ctes(self, agg, agg.keys, agg.where, cumulative_of(agg).time_filters)
 
     def visit_CumulativeOffset(self, node: n.CumulativeOffset) -> CTEs:
+        from .offsets import offset_cumulative
+
         return offset_cumulative(self, node.agg, node.agg.keys)
 
     def visit_OffsetAggregate(self, node: n.OffsetAggregate) -> CTEs:
+        from .offsets import offset_ctes
+
         return offset_ctes(self, node.agg, node.agg.keys, node.agg.where)
 
     def visit_Conversion(self, node: n.Conversion) -> CTEs:
+        from .conversion import conversion_ctes
+
         return conversion_ctes(self, node.agg, node.agg.keys, node.agg.where)
 
     def visit_Given(self, node: n.Given) -> CTEs:
@@ -180,4 +186,6 @@ class QueryRenderer(Renderer):
         return [(node.agg.id, exp.Select(expressions=columns).from_(exp.Table(this=ident(node.table)), copy=False))]
 
     def visit_ConversionOffset(self, node: n.ConversionOffset) -> CTEs:
+        from .conversion import conversion_ctes
+
         return conversion_ctes(self, node.agg, node.agg.keys, node.agg.where)  # its base events shifted (conversion.py)

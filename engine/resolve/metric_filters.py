@@ -11,12 +11,12 @@ is dropped.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
 
+from ..digests import sha1
 from ..errors import Location, QueryError
 from ..layer.model import Metric, column_name
 from .names import DimRef, MeasureRef, Resolver
@@ -62,7 +62,7 @@ def extract(node: exp.Expression, text: str, field: str, resolver: Resolver) -> 
             if ref.axis:
                 raise QueryError(f"filter '{text}': a metric filter is grouped by entities or dimensions, not by metric_time",
                                  code="invalid_filter", location=Location(field=field))
-        digest = hashlib.sha1("\x00".join(names).encode()).hexdigest()[:8]
+        digest = sha1("\x00".join(names).encode()).hexdigest()[:8]
         name = f"{PREFIX}{digest}"
         refs[name] = MetricFilterRef(call.sql(), name, names[0], element, group_by)
         call.replace(exp.column(name))

@@ -21,6 +21,11 @@ def add_models_dir(parser: argparse.ArgumentParser) -> None:
                         help="folder of database layers (default: $SMQ_MODELS_DIR, then ./semantic_models)")
 
 
+def add_no_cache(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--no-cache", dest="cache", action="store_false",
+                        help="compile anew: neither read nor write the compiled-SQL cache (also SMQ_NO_CACHE=1)")
+
+
 def models_dir(args: argparse.Namespace) -> Path:
     return args.models_dir if args.models_dir is not None else engine.default_models_dir()
 
@@ -39,6 +44,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--dialect", help="SQL dialect (default: the database's own)")
     p.add_argument("--role", help="compile as this access role (row filters, hidden elements)")
     p.add_argument("--no-rollups", dest="rollups", action="store_false", help="the SQL over the facts, never a rollup")
+    add_no_cache(p)
     p.add_argument("smq", help="the SMQ as a JSON string, @file.json, or - for stdin")
     p.set_defaults(func=cmd_compile)
 
@@ -113,17 +119,32 @@ def read_smq(text: str) -> dict[str, Any]:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    smq: dict[str, Any] | None = None
+    try:
+        smq = read_smq(args.smq)
+    except QueryError as err:
+        bad = err  # reported where it was before: after the layer loaded
+    if smq is not None:
+        from ..sqlcache import Lookup  # here: `smq --help` and the other commands never read the cache
+
+        found = Lookup("sql", args, smq, dialect=args.dialect)  # the same text as `smq query --explain`'s
+        if found.text is not None:
+            print(found.text)
+            return ExitCode.OK
     layers = engine.load_layers(models_dir(args))
     layer = layers[args.db]
     try:
         from .query_commands import compiled_text
 
-        sql = compiled_text(layer, read_smq(args.smq), args.dialect, args.role, args.rollups)
+        if smq is None:
+            raise bad
+        sql = compiled_text(layer, smq, args.dialect, args.role, args.rollups)
     except InternalError:
         raise  # main() reports it as a bug, exit code 4
     except EngineError as err:
         print(error_line(err), file=sys.stderr)
         return ExitCode.BAD_INPUT
+    found.keep(layer, sql)
     print(sql)
     return ExitCode.OK
 

@@ -9,14 +9,19 @@ import csv
 import io
 import json
 import sys
+from dataclasses import asdict
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import engine
 from engine.errors import QueryError
 
 from ..exit_codes import ExitCode
-from .engine_commands import add_models_dir, models_dir, read_smq
+from .engine_commands import add_models_dir, add_no_cache, models_dir, read_smq
+
+if TYPE_CHECKING:
+    from ..sqlcache import Lookup
 
 MAX_ROWS = 100_000  # printed at most; a larger result says it was cut
 FORMATS = ("table", "csv", "json")
@@ -55,6 +60,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--show-sql-descriptions", action="store_true", help=argparse.SUPPRESS)  # mf query's: refused with why
     p.add_argument("--dialect", help="with --explain: the SQL dialect (default: the database's own)")
     p.add_argument("--no-rollups", dest="rollups", action="store_false", help="answer from the facts, never from a rollup")
+    add_no_cache(p)
     p.add_argument("smq", nargs="?", help="a whole SMQ instead of the options: JSON, @file.json or - for stdin")
     p.set_defaults(func=cmd_query)
 
@@ -110,12 +116,34 @@ def build_smq(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_query(args: argparse.Namespace) -> int:
-    from smq_db.compiled import compiled_sql
-    from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
-    from smq_db.open import open_for_layer
+    from ..sqlcache import Lookup  # here: `smq --help` and the other commands never read the cache
 
     _check_flags(args)
     smq = build_smq(args)
+    if args.explain and not args.show_dataflow_plan:  # the text `smq compile` prints, from the same cache entry
+        found = Lookup("sql", args, smq, dialect=args.dialect, start=args.start_time, end=args.end_time)
+        if found.text is None:
+            layer = engine.load_layers(models_dir(args))[args.db]
+            timed = with_time_constraint(layer, smq, args.start_time, args.end_time)
+            found.keep(layer, compiled_text(layer, timed, args.dialect, args.role, args.rollups))
+        print(found.text)
+        return ExitCode.OK
+    cached = Lookup("query", args, smq, start=args.start_time, end=args.end_time) if not (args.explain or args.dialect) else None
+    if cached is not None and cached.entry is not None:
+        done = _run_cached(args, cached.entry)
+        if done is not None:
+            return done
+        cached.entry = None  # not usable: compiled anew, and written again
+    return _run(args, smq, cached)
+
+
+def _run(args: argparse.Namespace, smq: dict[str, Any], cached: Lookup | None) -> int:
+    """Load the layer, compile (checked read-only on the tree) and run; the SQL and what opening the database
+    needs are kept in the cache (`cached`) for the next run."""
+    from smq_db.compiled import compiled_sql
+    from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
+    from smq_db.open import executor_record, open_for_layer
+
     layer = engine.load_layers(models_dir(args))[args.db]
     smq = with_time_constraint(layer, smq, args.start_time, args.end_time)
     if args.explain:
@@ -136,18 +164,59 @@ def cmd_query(args: argparse.Namespace) -> int:
     try:
         # after opening: the executor reads which rollups are built and fresh
         sql = compiled_sql(layer, smq, args.role, rollups=args.rollups)  # checked read-only on its tree
+        record = executor_record(layer) if cached is not None and cached.name is not None else None
+        if cached is not None and record is not None:
+            cached.keep(layer, sql, database={"name": layer.name, "dialect": layer.dialect,
+                                              "directory": str(Path(layer.semantic.directory).resolve()),
+                                              "connection": dict(layer.semantic.connection), **asdict(record)})
         result = executor.execute(sql, max_rows=MAX_ROWS, timeout_s=300)
     except ExecutionError as err:
         print(f"smq: {layer.name}: the database refused the query: {err.message}", file=sys.stderr)
         return ExitCode.NOT_CONFIGURED if isinstance(err, BackendUnavailable) else ExitCode.BAD_INPUT
     finally:
         executor.close()
+    return _print_rows(args, layer.name, result)
+
+
+def _run_cached(args: argparse.Namespace, entry: dict[str, Any]) -> int | None:
+    """Run a cache entry's SQL: compiled and checked read-only on its tree when it was written (smq_cli/sqlcache.py,
+    docs/security.md), so it is run as checked, on the database the entry names, opened as `_run` opens it. None
+    when the entry's database record is unsound or names another backend now: the caller compiles as usual."""
+    from smq_db.executors.errors import BackendUnavailable, ConfigError, ExecutionError
+    from smq_db.open import Recorded, open_recorded
+
+    db = entry.get("database")
+    fields = {"name": str, "dialect": str, "directory": str, "connection": dict, "backend": str,
+              "isolated_by_default": bool, "executor": str}
+    if not isinstance(db, dict) or any(not isinstance(db.get(k), t) for k, t in fields.items()):
+        return None
+    sql, name = entry["text"], db["name"]
+    try:
+        executor = open_recorded(Recorded(db["backend"], db["isolated_by_default"], db["executor"]), db["connection"],
+                                 Path(db["directory"]), db["dialect"], name, one_shot=getattr(args, "one_shot", False))
+    except (ConfigError, BackendUnavailable, OSError) as err:
+        print(f"smq: {name}: cannot reach the database: {getattr(err, 'message', err)}", file=sys.stderr)
+        return ExitCode.NOT_CONFIGURED
+    if executor is None:
+        return None
+    try:
+        run = getattr(executor, "execute_checked", executor.execute)  # without it: parsed and checked again
+        result = run(sql, max_rows=MAX_ROWS, timeout_s=300)
+    except ExecutionError as err:
+        print(f"smq: {name}: the database refused the query: {err.message}", file=sys.stderr)
+        return ExitCode.NOT_CONFIGURED if isinstance(err, BackendUnavailable) else ExitCode.BAD_INPUT
+    finally:
+        executor.close()
+    return _print_rows(args, name, result)
+
+
+def _print_rows(args: argparse.Namespace, name: str, result: Any) -> int:
     try:
         if args.csv:
             return write_csv(args.csv, result.columns, result.rows, args.quiet)
         text = render(result.columns, result.rows, args.format, args.decimals, args.quiet)
     except MemoryError:
-        print(f"smq: {layer.name}: the rows do not fit in this process's memory to be printed; add a limit",
+        print(f"smq: {name}: the rows do not fit in this process's memory to be printed; add a limit",
               file=sys.stderr)
         return ExitCode.BAD_INPUT
     sys.stdout.write(text)

@@ -7,8 +7,6 @@ and keys this backend does not use (``demo`` and the like) are ignored.
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable, Mapping
 from importlib import import_module
 from pathlib import Path
@@ -19,6 +17,7 @@ from engine.errors import Location, nearest
 
 from .base import DEFAULT_TIMEOUT_S, Executor
 from .errors import ConfigError
+from .settings import expand_env  # noqa: F401 - importable from here as before
 
 # every name a `backend:` may take (the engines, then their aliases): engine/dialects, one module per engine
 BACKENDS = backend_names()
@@ -30,9 +29,6 @@ SPIDER2_ROUTES: tuple[tuple[str, Engine], ...] = (
     ("bq", Engine.BIGQUERY),
     ("ga", Engine.BIGQUERY),
 )
-
-_ENV_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
 
 def create_executor(connection: Mapping[str, Any], *, base_dir: Path, dialect: str | None = None,
                     default_timeout_s: float = DEFAULT_TIMEOUT_S) -> Executor:
@@ -77,20 +73,3 @@ def route_instance(instance_id: str) -> str:
             return backend.value
     known = ", ".join(f"{p}* -> {b.value}" for p, b in SPIDER2_ROUTES)
     raise ConfigError(f"cannot route Spider2 instance '{instance_id}': its id starts with none of the known prefixes ({known})")
-
-
-def expand_env(value: Any, path: str = "connection") -> Any:
-    """Replace ``${NAME}`` in every string (nested too); a missing variable is an error naming it."""
-    if isinstance(value, str):
-        def substitute(match: re.Match[str]) -> str:
-            name = match.group(1)
-            if name not in os.environ:
-                raise ConfigError(f"environment variable {name} is not set (used in {path})", location=Location(field=path))
-            return os.environ[name]
-
-        return _ENV_VAR.sub(substitute, value)
-    if isinstance(value, Mapping):
-        return {k: expand_env(v, f"{path}.{k}") for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_env(v, f"{path}[{i}]") for i, v in enumerate(value)]
-    return value

@@ -62,8 +62,9 @@ class ResourceLimits:
 
     def isolated(self, backend: str) -> bool:
         """Whether this engine's queries run in worker processes (engine/dialects: isolated_by_default)."""
-        default = "process" if dialect_of(backend).isolated_by_default else "none"
-        return (self.isolation or default) == "process"
+        if self.isolation:  # set: the engine's default (its dialect module, and sqlglot) is not even looked up
+            return self.isolation == "process"
+        return dialect_of(backend).isolated_by_default
 
     def memory_message(self, what: str = "the query") -> str:
         return (f"{what} needed more memory than this database allows one query ({human(self.memory)}, "

@@ -6,6 +6,7 @@ A behavioural check (which modules get imported), not a timing: bench/cli_startu
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -137,16 +138,23 @@ raise SystemExit("main() returned instead of leaving")
 ONE_MODEL = '{"metrics": ["OrdersModel__orderCount"], "group_by": ["OrdersModel__status"]}'
 # what neither command uses: servers, dataframes, the agent, the join-graph library (a one-model SMQ), the worker
 # process and its channel, the demo's builder and generator (the demo file is built), MySQL's dialect
+# and, for a layer without rollups, row filters or an explain: the rollups (reader, binder, router, mixer), the access
+# roles and explain's outline; for a query without cumulative, offset or conversion metrics, their renderers
 UNUSED = ("pandas", "numpy", "pyarrow", "fastapi", "starlette", "uvicorn", "httpx", "agent", "service", "networkx",
           "pydantic", "pydantic_core", "multiprocessing", "subprocess", "pickle", "sqlite3", "smq_db.executors.worker",
           "smq_db.executors.worker_process", "smq_db.executors.pool", "smq_db.demo.build", "smq_db.demo.generate",
-          "sqlglot.dialects.mysql")
+          "sqlglot.dialects.mysql", "engine.rollups", "engine.layer.rollups", "engine.access.roles", "engine.explain",
+          "engine.render.cumulative", "engine.render.offsets", "engine.render.conversion")
+
+
+# cold: the compiled-SQL cache (smq_cli/sqlcache.py, tests/smq_cli/test_sqlcache.py) off, as on a first run
+COLD = {**os.environ, "SMQ_NO_CACHE": "1"}
 
 
 def one_shot(tmp_path: Path, *argv: str) -> tuple[int, set[str], str]:
     out = tmp_path / "modules.json"
     done = subprocess.run([sys.executable, "-c", ONE_SHOT, str(out), *argv], capture_output=True, text=True,
-                          timeout=120, cwd=Path(__file__).resolve().parents[2])
+                          timeout=120, cwd=Path(__file__).resolve().parents[2], env=COLD)
     assert out.exists(), done.stderr
     report = json.loads(out.read_text())
     return report["code"], set(report["modules"]), done.stdout
@@ -161,6 +169,7 @@ def test_compile_imports_only_the_compiler(tmp_path: Path) -> None:
     assert code == 0 and out.startswith("SELECT")
     assert "engine.facade" in modules and "sqlglot" in modules
     assert not _unused(modules) and not [m for m in modules if m.split(".")[0] in ("smq_db", "duckdb")]
+    assert "_hashlib" not in modules  # OpenSSL: the layer's SHA-256 is the builtin module's (engine/digests.py); DuckDB loads it
 
 
 def test_query_runs_its_engine_in_its_own_process_and_imports_only_that(tmp_path: Path) -> None:
@@ -175,7 +184,7 @@ def test_query_runs_its_engine_in_its_own_process_and_imports_only_that(tmp_path
                                   '"limit": resource.getrlimit(resource.RLIMIT_DATA)[0]}, f)')
     out_file = tmp_path / "limit.json"
     subprocess.run([sys.executable, "-c", probe, str(out_file), "query", "--db", "shop", ONE_MODEL], capture_output=True,
-                   text=True, timeout=120, cwd=Path(__file__).resolve().parents[2])
+                   text=True, timeout=120, cwd=Path(__file__).resolve().parents[2], env=COLD)
     assert json.loads(out_file.read_text())["limit"] == 1024 ** 3  # the demo's limits: the 1 GiB default
 
 
