@@ -109,6 +109,10 @@ class Dialect:
     percentiles: ClassVar[str] = "exact"  # "exact" | "approximate" (only approximate ones) | "none"
     # a correlated scalar subquery may be a GROUP BY key (a custom granularity is the spine's column looked up by day)
     correlated_group_keys: ClassVar[bool] = True
+    # joins are nested loops over indexes, no hash join (SQLite): a join on an expression of both sides reads one
+    # side whole for every row of the other, so an offset's shifted period is a column of its periods CTE, which
+    # the engine indexes (render/offsets.py); where hash joins exist the expression joins as well
+    loop_joins: ClassVar[bool] = False
     extract_units: ClassVar[Mapping[str, str]] = {"dow": "ISODOW", "doy": "DOY"}
     # raw SQL: what this engine adds to the common allow-list, and what is refused on it whatever a layer says
     raw_sql_functions: ClassVar[frozenset[str]] = frozenset()

@@ -23,6 +23,7 @@ class SQLite(Dialect):
     introspector = "smq_db.catalog:introspect_sqlite"
     information_schema = False
     affinity_typing = True
+    loop_joins = True  # no hash join: an offset joins its periods on a column (render/offsets.py)
     integer_booleans = True
     percentiles = "none"
     fenced = True

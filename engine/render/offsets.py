@@ -68,8 +68,15 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     if grain != "day":
         periods = periods.distinct(copy=False)
     custom = is_custom_offset(layer, offset)
-    if custom:  # each spine day with the day it reads: a lookup, not an expression (custom_offset_periods)
+    # each period with the period it reads as a column: a lookup, not an expression; for a custom granularity by
+    # row position (custom_offset_periods), on an engine joining by nested loops (SQLite) so that the join is on a
+    # column it indexes (automatic index of the CTE, materialized: DISTINCT), not a whole pass per row read
+    looked_up = custom or dialect.loop_joins
+    if custom:
         periods = custom_offset_periods(layer, dialect, offset)
+    elif looked_up:
+        periods.select(exp.alias_(read_period(fresh(period_expr), offset, dialect, grain in SUB_DAILY_GRAINS), "read", quoted=True),
+                       copy=False).distinct(copy=False)
 
     paths = {(ref.dimension.qualified_name, ref.keys): path for ref, path in group.paths}
     tree = JoinTree(model, list(group.paths), layer, renderer.source_for)
@@ -86,7 +93,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
 
     row_time = qualify(dim.node, tree.root_alias)
     row_period = dialect.to_date(row_time) if grain == "day" else dialect.truncate(row_time, grain)
-    read = col("read", "p") if custom else read_period(period.copy(), offset, dialect, grain in SUB_DAILY_GRAINS)
+    read = col("read", "p") if looked_up else read_period(period.copy(), offset, dialect, grain in SUB_DAILY_GRAINS)
     on = exp.EQ(this=read, expression=row_period)
     query = tree.select().join(exp.Join(this=exp.Table(this=ident(periods_name), alias=exp.TableAlias(this=ident("p"))),
                                         on=on, kind="INNER"), copy=False)

@@ -1,6 +1,7 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE(DATE("spine"."date_day"), '-7 days'), '-7 days') AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -8,7 +9,7 @@ WITH "f0_periods" AS (
     COUNT("customers".customer_id) AS "a0"
   FROM customers AS "customers"
   INNER JOIN "f0_periods" AS "p"
-    ON DATE(DATE("p"."period", '-7 days'), '-7 days') = DATE("customers".signup_date)
+    ON "p"."read" = DATE("customers".signup_date)
   WHERE
     "p"."period" BETWEEN '2024-03-01' AND '2024-04-30'
     AND "customers".signup_date BETWEEN '2024-03-01' AND '2024-04-30'

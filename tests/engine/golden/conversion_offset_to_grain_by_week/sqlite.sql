@@ -1,6 +1,7 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE("spine"."date_day"), 'start of month') AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -8,7 +9,7 @@ WITH "f0_periods" AS (
     COUNT("customers".customer_id) AS "a0"
   FROM customers AS "customers"
   INNER JOIN "f0_periods" AS "p"
-    ON DATE("p"."period", 'start of month') = DATE("customers".signup_date)
+    ON "p"."read" = DATE("customers".signup_date)
   WHERE
     DATE("p"."period", 'weekday 0', '-6 days') = "p"."period"
   GROUP BY

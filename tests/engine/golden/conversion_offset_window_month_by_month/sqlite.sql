@@ -39,7 +39,16 @@ WITH "f0" AS (
     "g0"
 ), "f2_periods" AS (
   SELECT DISTINCT
-    DATE("spine"."date_day", 'start of month') AS "period"
+    DATE("spine"."date_day", 'start of month') AS "period",
+    CASE
+      WHEN STRFTIME('%d', DATE(DATE("spine"."date_day", 'start of month'), '-1 months')) <> STRFTIME('%d', DATE("spine"."date_day", 'start of month'))
+      THEN DATE(
+        DATE(DATE("spine"."date_day", 'start of month'), '-1 months'),
+        'start of month',
+        '-1 days'
+      )
+      ELSE DATE(DATE("spine"."date_day", 'start of month'), '-1 months')
+    END AS "read"
   FROM time_spine AS "spine"
 ), "f2" AS (
   SELECT
@@ -47,11 +56,7 @@ WITH "f0" AS (
     COUNT("customers".customer_id) AS "a2"
   FROM customers AS "customers"
   INNER JOIN "f2_periods" AS "p"
-    ON CASE
-      WHEN STRFTIME('%d', DATE("p"."period", '-1 months')) <> STRFTIME('%d', "p"."period")
-      THEN DATE(DATE("p"."period", '-1 months'), 'start of month', '-1 days')
-      ELSE DATE("p"."period", '-1 months')
-    END = DATE("customers".signup_date, 'start of month')
+    ON "p"."read" = DATE("customers".signup_date, 'start of month')
   GROUP BY
     "p"."period"
 ), "f3_base" AS (

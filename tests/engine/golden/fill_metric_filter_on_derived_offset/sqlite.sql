@@ -6,8 +6,9 @@ WITH "f0" AS (
   GROUP BY
     DATE("orders".order_date)
 ), "f1_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE("spine"."date_day"), '-14 days') AS "read"
   FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
@@ -15,7 +16,7 @@ WITH "f0" AS (
     COUNT("orders".order_id) AS "a1"
   FROM orders AS "orders"
   INNER JOIN "f1_periods" AS "p"
-    ON DATE("p"."period", '-14 days') = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   GROUP BY
     "p"."period"
 ), "merged" AS (

@@ -1,6 +1,7 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE(DATE("spine"."date_day"), '-2 days'), '-14 days') AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -8,7 +9,7 @@ WITH "f0_periods" AS (
     COUNT("orders".order_id) AS "a0"
   FROM orders AS "orders"
   INNER JOIN "f0_periods" AS "p"
-    ON DATE(DATE("p"."period", '-2 days'), '-14 days') = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   GROUP BY
     "p"."period"
 )

@@ -1,6 +1,11 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    CASE
+      WHEN STRFTIME('%d', DATE(DATE("spine"."date_day"), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day"))
+      THEN DATE(DATE(DATE("spine"."date_day"), '-12 months'), 'start of month', '-1 days')
+      ELSE DATE(DATE("spine"."date_day"), '-12 months')
+    END AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -8,48 +13,37 @@ WITH "f0_periods" AS (
     COUNT("orders".order_id) AS "a0"
   FROM orders AS "orders"
   INNER JOIN "f0_periods" AS "p"
-    ON CASE
-      WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-      THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-      ELSE DATE("p"."period", '-12 months')
-    END = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   GROUP BY
     "p"."period"
 ), "f1_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
-  FROM time_spine AS "spine"
-), "f1" AS (
-  SELECT
-    "p"."period" AS "g0",
-    COUNT("orders".order_id) AS "a1"
-  FROM orders AS "orders"
-  INNER JOIN "f1_periods" AS "p"
-    ON CASE
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    CASE
       WHEN STRFTIME(
         '%d',
         DATE(
           CASE
-            WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-            THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-            ELSE DATE("p"."period", '-12 months')
+            WHEN STRFTIME('%d', DATE(DATE("spine"."date_day"), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day"))
+            THEN DATE(DATE(DATE("spine"."date_day"), '-12 months'), 'start of month', '-1 days')
+            ELSE DATE(DATE("spine"."date_day"), '-12 months')
           END,
           '-1 months'
         )
       ) <> STRFTIME(
         '%d',
         CASE
-          WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-          THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-          ELSE DATE("p"."period", '-12 months')
+          WHEN STRFTIME('%d', DATE(DATE("spine"."date_day"), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day"))
+          THEN DATE(DATE(DATE("spine"."date_day"), '-12 months'), 'start of month', '-1 days')
+          ELSE DATE(DATE("spine"."date_day"), '-12 months')
         END
       )
       THEN DATE(
         DATE(
           CASE
-            WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-            THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-            ELSE DATE("p"."period", '-12 months')
+            WHEN STRFTIME('%d', DATE(DATE("spine"."date_day"), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day"))
+            THEN DATE(DATE(DATE("spine"."date_day"), '-12 months'), 'start of month', '-1 days')
+            ELSE DATE(DATE("spine"."date_day"), '-12 months')
           END,
           '-1 months'
         ),
@@ -58,13 +52,21 @@ WITH "f0_periods" AS (
       )
       ELSE DATE(
         CASE
-          WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-          THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-          ELSE DATE("p"."period", '-12 months')
+          WHEN STRFTIME('%d', DATE(DATE("spine"."date_day"), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day"))
+          THEN DATE(DATE(DATE("spine"."date_day"), '-12 months'), 'start of month', '-1 days')
+          ELSE DATE(DATE("spine"."date_day"), '-12 months')
         END,
         '-1 months'
       )
-    END = DATE("orders".order_date)
+    END AS "read"
+  FROM time_spine AS "spine"
+), "f1" AS (
+  SELECT
+    "p"."period" AS "g0",
+    COUNT("orders".order_id) AS "a1"
+  FROM orders AS "orders"
+  INNER JOIN "f1_periods" AS "p"
+    ON "p"."read" = DATE("orders".order_date)
   GROUP BY
     "p"."period"
 ), "merged" AS (

@@ -8,8 +8,9 @@ WITH "f0" AS (
   GROUP BY
     DATE("orders".order_date)
 ), "f1_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE("spine"."date_day"), 'start of month') AS "read"
   FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
@@ -17,7 +18,7 @@ WITH "f0" AS (
     COUNT("orders".order_id) AS "a1"
   FROM orders AS "orders"
   INNER JOIN "f1_periods" AS "p"
-    ON DATE("p"."period", 'start of month') = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   WHERE
     "p"."period" BETWEEN '2024-03-01' AND '2024-04-10'
     AND "orders".order_date BETWEEN '2024-03-01' AND '2024-04-10'

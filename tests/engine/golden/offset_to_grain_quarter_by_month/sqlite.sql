@@ -1,6 +1,15 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(
+      DATE("spine"."date_day"),
+      'start of month',
+      '-' || (
+        (
+          CAST(STRFTIME('%m', DATE("spine"."date_day")) AS INTEGER) - 1
+        ) % 3
+      ) || ' months'
+    ) AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -8,15 +17,7 @@ WITH "f0_periods" AS (
     COUNT(DISTINCT UPPER(TRIM("orders".customer_ref))) AS "a0"
   FROM orders AS "orders"
   INNER JOIN "f0_periods" AS "p"
-    ON DATE(
-      "p"."period",
-      'start of month',
-      '-' || (
-        (
-          CAST(STRFTIME('%m', "p"."period") AS INTEGER) - 1
-        ) % 3
-      ) || ' months'
-    ) = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   WHERE
     DATE("p"."period", 'start of month') = "p"."period"
   GROUP BY

@@ -1,6 +1,15 @@
 WITH "f0_periods" AS (
   SELECT DISTINCT
-    DATE("spine"."date_day", 'start of year') AS "period"
+    DATE("spine"."date_day", 'start of year') AS "period",
+    CASE
+      WHEN STRFTIME('%d', DATE(DATE("spine"."date_day", 'start of year'), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day", 'start of year'))
+      THEN DATE(
+        DATE(DATE("spine"."date_day", 'start of year'), '-12 months'),
+        'start of month',
+        '-1 days'
+      )
+      ELSE DATE(DATE("spine"."date_day", 'start of year'), '-12 months')
+    END AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -20,11 +29,7 @@ WITH "f0_periods" AS (
     LEFT JOIN products AS "products"
       ON "order_items".product_id = "products".product_id
     INNER JOIN "f0_periods" AS "p"
-      ON CASE
-        WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-        THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-        ELSE DATE("p"."period", '-12 months')
-      END = DATE("orders".order_date, 'start of year')
+      ON "p"."read" = DATE("orders".order_date, 'start of year')
   ) AS "dedup"
   GROUP BY
     "dedup"."g0",

@@ -1,6 +1,7 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE("spine"."date_day"), '-7 days') AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -9,7 +10,7 @@ WITH "f0_periods" AS (
     SUM("payments".amount) AS "a0"
   FROM payments AS "payments"
   INNER JOIN "f0_periods" AS "p"
-    ON DATE("p"."period", '-7 days') = DATE("payments".paid_at)
+    ON "p"."read" = DATE("payments".paid_at)
   GROUP BY
     DATE("p"."period", 'weekday 0', '-6 days'),
     "payments".method

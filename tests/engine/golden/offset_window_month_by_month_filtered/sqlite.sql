@@ -9,7 +9,16 @@ WITH "f0" AS (
     DATE("orders".order_date, 'start of month')
 ), "f1_periods" AS (
   SELECT DISTINCT
-    DATE("spine"."date_day", 'start of month') AS "period"
+    DATE("spine"."date_day", 'start of month') AS "period",
+    CASE
+      WHEN STRFTIME('%d', DATE(DATE("spine"."date_day", 'start of month'), '-1 months')) <> STRFTIME('%d', DATE("spine"."date_day", 'start of month'))
+      THEN DATE(
+        DATE(DATE("spine"."date_day", 'start of month'), '-1 months'),
+        'start of month',
+        '-1 days'
+      )
+      ELSE DATE(DATE("spine"."date_day", 'start of month'), '-1 months')
+    END AS "read"
   FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
@@ -17,11 +26,7 @@ WITH "f0" AS (
     COUNT("orders".order_id) AS "a1"
   FROM orders AS "orders"
   INNER JOIN "f1_periods" AS "p"
-    ON CASE
-      WHEN STRFTIME('%d', DATE("p"."period", '-1 months')) <> STRFTIME('%d', "p"."period")
-      THEN DATE(DATE("p"."period", '-1 months'), 'start of month', '-1 days')
-      ELSE DATE("p"."period", '-1 months')
-    END = DATE("orders".order_date, 'start of month')
+    ON "p"."read" = DATE("orders".order_date, 'start of month')
   WHERE
     DATE("p"."period") >= '2024-01-01' AND "orders".order_date >= '2024-01-01'
   GROUP BY

@@ -1,6 +1,7 @@
 WITH "f0_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    DATE(DATE("spine"."date_day"), '-14 days') AS "read"
   FROM time_spine AS "spine"
 ), "f0" AS (
   SELECT
@@ -8,7 +9,7 @@ WITH "f0_periods" AS (
     COUNT("orders".order_id) AS "a0"
   FROM orders AS "orders"
   INNER JOIN "f0_periods" AS "p"
-    ON DATE("p"."period", '-14 days') = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   WHERE
     "orders".channel = 'web'
   GROUP BY

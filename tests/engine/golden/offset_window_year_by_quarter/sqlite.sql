@@ -22,8 +22,13 @@ WITH "f0" AS (
       ) || ' months'
     )
 ), "f1_periods" AS (
-  SELECT
-    DATE("spine"."date_day") AS "period"
+  SELECT DISTINCT
+    DATE("spine"."date_day") AS "period",
+    CASE
+      WHEN STRFTIME('%d', DATE(DATE("spine"."date_day"), '-12 months')) <> STRFTIME('%d', DATE("spine"."date_day"))
+      THEN DATE(DATE(DATE("spine"."date_day"), '-12 months'), 'start of month', '-1 days')
+      ELSE DATE(DATE("spine"."date_day"), '-12 months')
+    END AS "read"
   FROM time_spine AS "spine"
 ), "f1" AS (
   SELECT
@@ -39,11 +44,7 @@ WITH "f0" AS (
     COUNT("orders".order_id) AS "a1"
   FROM orders AS "orders"
   INNER JOIN "f1_periods" AS "p"
-    ON CASE
-      WHEN STRFTIME('%d', DATE("p"."period", '-12 months')) <> STRFTIME('%d', "p"."period")
-      THEN DATE(DATE("p"."period", '-12 months'), 'start of month', '-1 days')
-      ELSE DATE("p"."period", '-12 months')
-    END = DATE("orders".order_date)
+    ON "p"."read" = DATE("orders".order_date)
   GROUP BY
     DATE(
       "p"."period",

@@ -1,6 +1,7 @@
 WITH "f0_periods" AS (
   SELECT DISTINCT
-    STRFTIME('%Y-%m-%d %H:%M:00', "spine"."date_day") AS "period"
+    STRFTIME('%Y-%m-%d %H:%M:00', "spine"."date_day") AS "period",
+    STRFTIME('%Y-%m-%d %H:00:00', STRFTIME('%Y-%m-%d %H:%M:00', "spine"."date_day")) AS "read"
   FROM (
     SELECT
       DATETIME("day_spine"."date_day", (
@@ -144,7 +145,7 @@ WITH "f0_periods" AS (
     COUNT("payments".payment_id) AS "a0"
   FROM payments AS "payments"
   INNER JOIN "f0_periods" AS "p"
-    ON STRFTIME('%Y-%m-%d %H:00:00', "p"."period") = STRFTIME('%Y-%m-%d %H:%M:00', "payments".paid_at)
+    ON "p"."read" = STRFTIME('%Y-%m-%d %H:%M:00', "payments".paid_at)
   WHERE
     "p"."period" BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'
     AND "payments".paid_at BETWEEN '2024-06-01 00:00:00' AND '2024-06-03 00:00:00'

@@ -1,6 +1,9 @@
 WITH "f0_periods" AS (
   SELECT DISTINCT
-    STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day") AS "period"
+    STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day") AS "period",
+    DATETIME(STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day"), (
+      -1
+    ) || ' days') AS "read"
   FROM (
     SELECT
       DATETIME("day_spine"."date_day", (
@@ -83,9 +86,7 @@ WITH "f0_periods" AS (
     SUM("payments".amount) AS "a0"
   FROM payments AS "payments"
   INNER JOIN "f0_periods" AS "p"
-    ON DATETIME("p"."period", (
-      -1
-    ) || ' days') = STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
+    ON "p"."read" = STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
   WHERE
     "p"."period" BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'
     AND "payments".paid_at BETWEEN '2024-02-01 00:00:00' AND '2024-02-10 00:00:00'

@@ -1,6 +1,9 @@
 WITH "f0_periods" AS (
   SELECT DISTINCT
-    STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day") AS "period"
+    STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day") AS "period",
+    DATETIME(STRFTIME('%Y-%m-%d %H:00:00', "spine"."date_day"), (
+      -1
+    ) || ' hours') AS "read"
   FROM (
     SELECT
       DATETIME("day_spine"."date_day", (
@@ -82,9 +85,7 @@ WITH "f0_periods" AS (
     COUNT("payments".payment_id) AS "a0"
   FROM payments AS "payments"
   INNER JOIN "f0_periods" AS "p"
-    ON DATETIME("p"."period", (
-      -1
-    ) || ' hours') = STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
+    ON "p"."read" = STRFTIME('%Y-%m-%d %H:00:00', "payments".paid_at)
   WHERE
     "p"."period" < '2023-01-15 00:00:00'
     AND "payments".paid_at < '2023-01-15 00:00:00'
