@@ -219,20 +219,16 @@ def build(layer: Layer, executor: Any, names: list[str] | None = None, *, full: 
                     out.append(_build_one(layer, executor, con, rollup.name, schema, meta, full, timeout_s, step, fresh))
                 _copy_time_spine(layer, executor, con, progress)
                 con.execute("CHECKPOINT")
+                # each table's size from the file as checkpointed, recorded on the same connection (opening the
+                # file twice more cost as much as building a small rollup)
+                for name, size in _table_bytes(con, tmp, schema).items():
+                    con.execute(f'UPDATE "{schema}"."{META}" SET bytes = ? WHERE name = ?', [size, name])
             finally:
                 con.close()
             os.replace(tmp, path)
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
-    sizes = _table_bytes(path, schema)
-    if sizes:
-        con = duckdb.connect(str(path))
-        try:
-            for name, size in sizes.items():
-                con.execute(f'UPDATE "{schema}"."{META}" SET bytes = ? WHERE name = ?', [size, name])
-        finally:
-            con.close()
     refresh_states(layer)
     return out
 
@@ -353,17 +349,11 @@ def _column_types(result: QueryResult) -> list[str]:
     return out
 
 
-def _table_bytes(path: Path, schema: str) -> dict[str, int]:
-    """Each rollup table's size, estimated from DuckDB's blocks (the file's size split by estimated rows x width)."""
-    try:
-        con = duckdb.connect(str(path), read_only=True)
-    except duckdb.Error:
-        return {}
-    try:
-        rows = con.execute("SELECT table_name, estimated_size, column_count FROM duckdb_tables() WHERE schema_name = ?",
-                           [schema]).fetchall()
-    finally:
-        con.close()
+def _table_bytes(con: duckdb.DuckDBPyConnection, path: Path, schema: str) -> dict[str, int]:
+    """Each rollup table's size, estimated from DuckDB's blocks (the file's size split by estimated rows x width);
+    `con`: the store's connection, checkpointed, `path`: its file."""
+    rows = con.execute("SELECT table_name, estimated_size, column_count FROM duckdb_tables() WHERE schema_name = ?",
+                       [schema]).fetchall()
     total = path.stat().st_size
     weights = {name: max(1, (size or 0) * (cols or 1)) for name, size, cols in rows if name != META}
     whole = sum(weights.values()) or 1
