@@ -227,6 +227,11 @@ def load_yaml(path: Path, display: str, data: bytes | None = None) -> Any:
     """Parse one YAML file (one document); errors and limits become a LayerError at the offending position.
     `data`: the file's bytes when the caller has read them already (`read_limited`)."""
     text = _read_text(path, display, data)
+    from .yamlplain import read_plain  # imports this module
+
+    plain = read_plain(text)
+    if plain is not None:  # the plain subset most layer files are in, read without PyYAML (yamlplain.py)
+        return plain
     nodes = _compose(text, display)
     if len(nodes) > 1:
         raise LayerError("the file holds several YAML documents (---); a layer file holds one",
