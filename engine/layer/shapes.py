@@ -2,25 +2,26 @@
 
 A large layer repeats a few shapes thousands of times (`CAST(created_at AS DATE)`, `amount * (1 - COALESCE(discount,
 0))`, `SUM(x)`); a full sqlglot parse is ~40 µs each, a copy of a parsed tree a few. The *skeleton* of a text is the
-text with each plain name word replaced by a numbered placeholder (`zqz0`, `zqz1` ... by occurrence); the skeleton is
-parsed once per dialect, and a text with the same skeleton gets a copy of that tree with its own names put into the
-placeholders' Identifier nodes.
+text with each plain name replaced by a numbered placeholder (`zqz0`, `zqz1` ..., one number per distinct name: `x + x`
+and `x + y` differ); it is parsed once per dialect, and a text with the same skeleton gets a copy of that tree with
+its own names put into the placeholders' Identifier nodes.
 
-Why that equals a full parse. The two texts differ only in the replaced words, so the result is the same provided
-(1) the tokenizer makes the same token, a VAR with the word's text, of a real name and of a placeholder, and (2) the
-parser never looks at a VAR's text except to copy it into the tree. (1): only ASCII texts without quotes, comments,
-parameters, braces or brackets are shaped (`_SAFE`); a word is replaced only when it is a whole run of `[A-Za-z0-9_]`
-that starts with a letter or `_`, does not follow `<digit>.` (part of a number, `1.e5`) and is not a word of any of
-the dialect tokenizer's KEYWORDS (multi-word ones too). (2): sqlglot's parser compares a VAR's text (FIRST, NULLS,
-IGNORE, ZONE, function names, units ...) only with constant words, so a word is never replaced when its uppercase is
-one the parser could compare with: every word of every string literal in sqlglot's parser, tokenizer, dialect and
-expression sources, every string in the dialect parser's and tokenizer's upper-case tables (FUNCTIONS ...) and every
-DataType name (`_reserved`; without sqlglot's sources no text is shaped). A function name (a word before `(`) is
-kept too. What the parser does with a copied text is checked on the skeleton's tree: each placeholder must end up as
-exactly one unquoted Identifier and nowhere else (not upper-cased into a Var, not inside another string). And the
-first text of each skeleton is parsed in full and compared with the renamed skeleton node for node, texts exactly;
-a skeleton that differs, or does not parse, is never used. A text whose skeleton is not known yet is parsed in full,
-so its errors (and every error) are the full parse's.
+Why that equals a full parse. Two texts with one skeleton differ only in the replaced words, so they parse alike
+provided (1) the tokenizer makes the same token, a VAR with the word's text, of a real name and of a placeholder, and
+(2) the parser's decisions do not depend on those texts. (1): only ASCII texts without quotes, comments, parameters,
+braces or brackets are shaped (`_SAFE`); a word is replaced only when it is a whole run of `[A-Za-z0-9_]` that starts
+with a letter or `_`, does not follow `<digit>.` (part of a number, `1.e5`) and is no word of any of the dialect
+tokenizer's KEYWORDS (multi-word ones too). (2): sqlglot's parser compares a VAR's text with constant words (FIRST,
+NULLS, IGNORE, ZONE, units, function names ...) and with other names (lambda parameters). So a word is never replaced
+when its uppercase is one the parser could compare with — every word of every string literal in sqlglot's parser,
+tokenizer, dialect and expression sources, every string of the dialect parser's and tokenizer's upper-case tables
+(FUNCTIONS ...), every DataType name (`_reserved`; without sqlglot's sources nothing is shaped) — nor when it names a
+function (a word before `(`); and placeholders keep which names are equal (one number per name; a text spelling one
+name in two cases, `X` and `x`, is not shaped). What the parser does with a copied text is checked on the skeleton's
+tree: each placeholder must end up as whole unquoted Identifier texts and nowhere else (not upper-cased into a Var,
+not inside another string). And the first text of each skeleton is parsed in full and compared with the renamed
+skeleton tree node for node, texts exactly; a skeleton that differs, or does not parse, is never used. A text whose
+skeleton is not known yet is parsed in full, so its errors (every error) are the full parse's.
 """
 
 from __future__ import annotations
@@ -101,14 +102,22 @@ def skeleton(text: str, dialect: str) -> Shape | None:
         return None
     parts = _SPLIT.split(text)  # separators at even indices, word runs at odd ones
     names: list[str] = []
+    numbers: dict[str, int] = {}  # lower-cased name -> its placeholder's number
     for i in range(1, len(parts), 2):
         word = parts[i]
-        if word[0].isdigit() or word.upper() in reserved or parts[i + 1].lstrip()[:1] == "(":  # a number, a word, a function
+        upper = word.upper()
+        if word[0].isdigit() or upper in reserved or parts[i + 1].lstrip()[:1] == "(":  # a number, a word, a function
             continue
         if parts[i - 1] == "." and i > 1 and parts[i - 2][0].isdigit():  # `1.e5`: part of a number
             continue
-        parts[i] = f"{_PREFIX}{len(names)}"
-        names.append(word)
+        lower = word.lower()
+        number = numbers.get(lower)
+        if number is None:
+            number = numbers[lower] = len(names)
+            names.append(word)
+        elif names[number] != word:  # `X` and `x`: the same name to some comparisons, not to others
+            return None
+        parts[i] = f"{_PREFIX}{number}"
     if len(names) > MAX_NAMES:
         return None
     return dialect, "".join(parts), tuple(names)
@@ -146,10 +155,10 @@ def learn(shape: Shape, node: exp.Expression, aggregate: bool, parse: Callable[[
 Route = tuple[tuple[str, int | None], ...]  # from the root: (arg, index in a list arg or None) per step
 
 
-def _placeholders(tree: exp.Expression, count: int) -> list[Route] | None:
-    """The path to each placeholder's Identifier, in order; None unless each is exactly one unquoted Identifier's text
-    and no other text of the tree mentions one."""
-    found: dict[int, Route] = {}
+def _placeholders(tree: exp.Expression, count: int) -> list[tuple[int, Route]] | None:
+    """(placeholder number, path to its Identifier) for each place a placeholder is; None unless every placeholder
+    is there, each place is an unquoted Identifier's whole text and no other text of the tree mentions one."""
+    found: list[tuple[int, Route]] = []
     stack: list[tuple[exp.Expr, Route]] = [(tree, ())]
     while stack:
         n, path = stack.pop()
@@ -163,22 +172,22 @@ def _placeholders(tree: exp.Expression, count: int) -> list[Route] | None:
                 if not isinstance(v, str) or _PREFIX not in v.lower():
                     continue
                 m = _PLACEHOLDER.match(v)
-                if not (m and type(n) is exp.Identifier and key == "this" and not n.args.get("quoted")) or int(m.group(1)) in found:
+                if not (m and type(n) is exp.Identifier and key == "this" and not n.args.get("quoted")):
                     return None
-                found[int(m.group(1))] = path
-    if sorted(found) != list(range(count)):
+                found.append((int(m.group(1)), path))
+    if {number for number, _ in found} != set(range(count)):
         return None
-    return [found[i] for i in range(count)]
+    return found
 
 
-def _renamed(tree: exp.Expression, paths: list[Route], names: tuple[str, ...]) -> exp.Expression:
+def _renamed(tree: exp.Expression, paths: list[tuple[int, Route]], names: tuple[str, ...]) -> exp.Expression:
     """A copy of the skeleton's tree with the real names in its placeholders' Identifiers."""
     out = cast("exp.Expression", tree.__deepcopy__(None))  # what `copy()` calls, without copy.deepcopy's memo around it
-    for path, name in zip(paths, names):
+    for number, path in paths:
         n: exp.Expr = out
         for key, i in path:
             n = n.args[key] if i is None else n.args[key][i]
-        n.args["this"] = name  # a str arg: no parent to set
+        n.args["this"] = names[number]  # a str arg: no parent to set
     return out
 
 

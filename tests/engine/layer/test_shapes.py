@@ -37,6 +37,8 @@ TRICKY = [
     "my_fn(a, b)", "my_fn (a)", "schema1.my_fn(a)", "a.b.c", "catalog1.db1.t1.col1", "x1.e5", "1a + b", "x\n  + y",
     "IF(a, b, c)", "IFF(a, b, c)", "a <=> b", "a != b", "a <> b", "~a", "a & b | c ^ d", "a << 2", "TRY_CAST(x AS INT)",
     "x::TIMESTAMP_NTZ", "x:y", "array_col[1]", "STRUCT(a, b)", "MAP(a, b)", "x ->> y", "x -> y", "DIV0(a, b)",
+    "TRANSFORM(arr, elem_a -> elem_b + 1)", "TRANSFORM(arr, elem_a -> elem_a + 1)", "LIST_TRANSFORM(arr, elem_a -> elem_a * k)", "Abc + abc",
+    "FILTER(arr, (elem_a, idx) -> elem_a > idx)", "FILTER(arr, (elem_a, idx) -> elem_a > other)",
 ]
 
 
@@ -111,7 +113,8 @@ def _variants(text: str, dialect: str) -> list[str]:
     shape = shapes.skeleton(text, dialect)
     if shape is None or not shape[2]:
         return []
-    out = [re.sub(r"zqz(\d+)", lambda m: shape[2][int(m.group(1))].swapcase(), shape[1])]
+    out = [re.sub(r"zqz(\d+)", lambda m: shape[2][int(m.group(1))].swapcase(), shape[1]),
+           re.sub(r"zqz(\d+)", lambda m: shape[2][0], shape[1])]  # every name the same: other comparisons between them
     for shift in range(0, len(POOL), 2):
         out.append(re.sub(r"zqz(\d+)", lambda m: POOL[(int(m.group(1)) + shift) % len(POOL)], shape[1]))
     return out
@@ -144,6 +147,13 @@ def test_words_the_parser_reads_are_never_placeholders() -> None:
     for word in ("first", "LAST", "nulls", "Ignore", "respect", "zone", "interval", "date", "and", "over"):
         shape = shapes.skeleton(f"{word} + amount", "duckdb")
         assert shape is None or word not in shape[2], (word, shape)
+
+
+def test_which_names_are_equal_is_part_of_the_shape(fresh: list[int]) -> None:
+    for text in ("TRANSFORM(arr, elem_a -> elem_b + 1)", "TRANSFORM(arr, elem_a -> elem_a + 1)", "TRANSFORM(arr, elem_c -> elem_c + 1)"):
+        _check(text, "duckdb")
+    assert fresh[0] == 1  # the last one only: a lambda's parameter read in its body
+    assert shapes.skeleton("Price + price", "duckdb") is None
 
 
 def test_a_skeleton_that_parses_otherwise_is_never_used(fresh: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
