@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from .yamlpos import _BOOL, _FLOAT, _IMPLICIT, _INT, _NULL, _STR, YMap, YSeq, _plain_tag, _scalar
+from .yamlvalues import _BOOL, _FLOAT, _IMPLICIT, _INT, _NULL, _STR, LineMarks, Mark, YMap, YSeq, _plain_tag, _scalar
 
 # characters PyYAML refuses or reads as a line break, carriage returns, tabs, a BOM: left to PyYAML
 _UNSURE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
@@ -34,29 +34,6 @@ _SIMPLE_TAGS = frozenset((_STR, _NULL, _BOOL, _INT, _FLOAT))
 
 class _Unsure(Exception):
     """The text is outside the subset: PyYAML reads it."""
-
-
-class Mark:
-    """A position as PyYAML's marks give it (0-based line and column), without the rest of a mark."""
-
-    __slots__ = ("line", "column")
-
-    def __init__(self, line: int, column: int) -> None:
-        self.line = line
-        self.column = column
-
-
-class _LineMarks(dict):
-    """The positions of a flow mapping's keys (or values), all on one line: their columns, made Marks when asked."""
-
-    __slots__ = ("line",)
-    line: int
-
-    def __getitem__(self, key: str) -> Mark:
-        return Mark(self.line, dict.__getitem__(self, key))
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
 
 
 def read_plain(text: str) -> YMap | None:
@@ -160,7 +137,7 @@ class _Reader:
         """`{key: value, ...}` on one line, keys plain, values plain or quoted scalars or flow mappings; the index
         after its `}`."""
         out = YMap()
-        key_pos, value_pos = _LineMarks(), _LineMarks()
+        key_pos, value_pos = LineMarks(), LineMarks()
         key_pos.line = value_pos.line = line
         out.pos, out.key_pos, out.value_pos = Mark(line, column), key_pos, value_pos
         i = 1
@@ -197,7 +174,7 @@ class _Reader:
             i = end
 
     def plain(self, value: str) -> Any:
-        """A plain scalar as `yamlpos._scalar` resolves it (text unless an implicit tag's pattern matches)."""
+        """A plain scalar as `yamlvalues._scalar` resolves it (text unless an implicit tag's pattern matches)."""
         if value[:1] not in _IMPLICIT:
             return value
         tag = _plain_tag(value)
