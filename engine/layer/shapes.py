@@ -49,7 +49,7 @@ WARMUP = 256  # texts parsed in full before shapes are tried: a small layer neve
 NEVER = object()  # a skeleton whose tree is not the full parse's: always parse in full
 
 Shape = tuple[str, str, tuple[str, ...]]  # (dialect, skeleton, the names it stands for, in order)
-_shapes: dict[tuple[str, str], Any] = {}  # (dialect, skeleton) -> (tree, its placeholders' Identifiers, aggregate) | NEVER
+_shapes: dict[tuple[str, str], Any] = {}  # (dialect, skeleton) -> (tree, paths to its placeholders, aggregate) | NEVER
 _lock = threading.Lock()
 _calls = [0]
 
@@ -192,9 +192,10 @@ def _renamed(tree: exp.Expression, paths: list[tuple[int, Route]], names: tuple[
 
 
 def same(a: Any, b: Any) -> bool:
-    """Node for node and text for text (sqlglot's `==` ignores the case of names), comments and meta included."""
+    """Node for node and text for text (sqlglot's `==` ignores the case of names), comments, meta and types included."""
     if isinstance(a, exp.Expr) or isinstance(b, exp.Expr):
-        if type(a) is not type(b) or a.comments != b.comments or a._meta != b._meta or a.args.keys() != b.args.keys():
+        if type(a) is not type(b) or a.comments != b.comments or a._meta != b._meta or a.args.keys() != b.args.keys() \
+                or (a._type is None) is not (b._type is None) or (a._type is not None and not same(a._type, b._type)):
             return False
         return all(same(v, b.args[k]) for k, v in a.args.items())
     if isinstance(a, list) or isinstance(b, list):
