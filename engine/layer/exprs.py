@@ -1,7 +1,8 @@
 """Parsing the SQL snippets a layer is made of (`expr`, `on`, `table`, filters).
 
 A plain column name is by far the most common expression; building it directly is ~50x
-faster than a full parse, which keeps a 1,000-model layer loading in well under a second.
+faster than a full parse, which keeps a 1,000-model layer loading in well under a second. Most of
+the others repeat a few shapes with other names: parsed once per shape (shapes.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
+
+from .shapes import learn, shaped, skeleton
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -70,12 +73,14 @@ def without_positions(node: _Node) -> _Node:
 
 
 def _strip(node: exp.Expr) -> bool:
-    """Drop `node`'s token positions (see without_positions); True when it holds an aggregate, seen in the same walk
+    """Drop `node`'s token positions (see without_positions) and its empty comment lists; True when it holds an aggregate, seen in the same walk
     (a measure's expression must not: one walk of the tree instead of two, 18,000 measures at 3,000 models)."""
     aggregate = False
     for n in node.walk():
         if not aggregate and isinstance(n, exp.AggFunc):
             aggregate = True
+        if n.comments is not None and not n.comments:  # the parser's [] for none: copied by copy.deepcopy in every copy
+            n.comments = None
         meta = n._meta
         if meta is not None:
             for key in _POSITIONS:
@@ -106,6 +111,27 @@ def parse_row_expression(text: str, dialect: str) -> tuple[exp.Expression, bool]
     stripped = text.strip()
     if _IDENT.match(stripped) and stripped.upper() not in _keywords(dialect):
         return exp.column(stripped), False
+    shape = skeleton(stripped, dialect)
+    if shape is not None:
+        found = shaped(shape)
+        if found is not None:
+            return found
+    node, aggregate = _parse_row(stripped, dialect)
+    if shape is not None:
+        learn(shape, node, aggregate, _parse_stripped)
+    return node, aggregate
+
+
+def _parse_stripped(text: str, dialect: str) -> list[Any]:
+    trees = parse_statements(text, dialect)
+    for tree in trees:
+        if isinstance(tree, exp.Expr):
+            _strip(tree)
+    return trees
+
+
+def _parse_row(stripped: str, dialect: str) -> tuple[exp.Expression, bool]:
+    """The full parse of a non-empty snippet, checked to be one scalar expression."""
     try:
         parsed = parse_statements(stripped, dialect)
     except (ParseError, TokenError) as exc:

@@ -13,21 +13,21 @@ ten aliases each) turns into 10^9 values.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from ..errors import LayerError, Location
+from .yamlplain import read_plain
+from .yamlvalues import _IMPLICIT, _PLAIN, _STR, _TEXT_TAGS, LineMarks, Pos, YMap, YSeq, _scalar
+
+__all__ = ["MAX_ALIAS_VALUES", "MAX_YAML_BYTES", "Pos", "YMap", "YSeq", "load_yaml", "load_yaml_documents", "read_limited", "where"]
 
 try:  # the C loader is ~10x faster; fall back when libyaml is absent
     _Base: type[yaml.SafeLoader] | type[yaml.CSafeLoader] = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on the platform's wheel
     _Base = yaml.SafeLoader
-
-_PLAIN = "?plain"  # the tag of a plain scalar until _scalar resolves it
-
 
 class _Loader(_Base):  # type: ignore[valid-type, misc]  # one of two bases, chosen above
     """PyYAML's safe loader, but a plain scalar's tag is left for `_scalar` to work out, and only for values.
@@ -49,29 +49,6 @@ class _Loader(_Base):  # type: ignore[valid-type, misc]  # one of two bases, cho
 
 MAX_YAML_BYTES = 4 * 1024 * 1024  # one layer file; the largest real ones are tens of KB
 MAX_ALIAS_VALUES = 10_000  # values built again through aliases, per file
-
-
-@dataclass(frozen=True)
-class Pos:
-    line: int  # 1-based
-    column: int  # 1-based
-
-
-class YMap(dict):
-    """A mapping with the position (a PyYAML mark or a Pos) of itself, of each key and of each value."""
-
-    __slots__ = ("pos", "key_pos", "value_pos")  # no __dict__ of its own: one object fewer per mapping
-    pos: Any
-    key_pos: dict[str, Any]
-    value_pos: dict[str, Any]
-
-
-class YSeq(list):
-    """A sequence with the position of itself and of each item."""
-
-    __slots__ = ("pos", "item_pos")
-    pos: Any
-    item_pos: list[Any]
 
 
 class _Aliases:
@@ -146,42 +123,6 @@ def _construct(node: yaml.Node, path: str, scalars: yaml.constructor.SafeConstru
 _MappingNode, _SequenceNode, _ScalarNode = yaml.MappingNode, yaml.SequenceNode, yaml.ScalarNode
 
 
-_STR, _INT, _FLOAT, _BOOL, _NULL = (f"tag:yaml.org,2002:{t}" for t in ("str", "int", "float", "bool", "null"))
-# PyYAML's implicit resolvers by a value's first character ('' for the empty value), as its Resolver tries them
-_IMPLICIT: dict[str, tuple[tuple[str, Any], ...]] = {
-    first: tuple(resolvers) + tuple(yaml.resolver.Resolver.yaml_implicit_resolvers.get(None, ()))
-    for first, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items() if first is not None
-}
-_NO_RESOLVERS: tuple[tuple[str, Any], ...] = tuple(yaml.resolver.Resolver.yaml_implicit_resolvers.get(None, ()))
-_TEXT_TAGS = frozenset((_PLAIN, _STR) if not _NO_RESOLVERS else (_STR,))  # inlined when no implicit resolver starts with the first character
-
-
-def _plain_tag(value: str) -> str:
-    """The tag PyYAML's resolver gives a plain scalar: text unless a pattern for its first character matches."""
-    for tag, pattern in _IMPLICIT.get(value[:1], _NO_RESOLVERS):
-        if pattern.match(value):
-            return tag
-    return _STR
-
-
-def _scalar(node: yaml.Node, scalars: yaml.constructor.SafeConstructor) -> Any:
-    """Scalars by their resolved tag; text is by far the most common, so it goes first."""
-    tag = node.tag
-    if tag == _PLAIN:
-        tag = node.tag = _plain_tag(node.value)
-    if tag == _STR:
-        return node.value
-    if tag == _NULL:
-        return None
-    if tag == _BOOL:
-        return node.value.lower() in ("yes", "true", "on")
-    if tag == _INT:
-        return scalars.construct_yaml_int(node)  # type: ignore[arg-type]  # a scalar node here
-    if tag == _FLOAT:
-        return scalars.construct_yaml_float(node)  # type: ignore[arg-type]
-    return scalars.construct_object(node, deep=True)  # dates, binary...
-
-
 def read_limited(path: Path) -> bytes:
     """The file's first MAX_YAML_BYTES + 1 bytes (one more than a layer file may have): never more into memory."""
     with path.open("rb") as handle:
@@ -227,6 +168,9 @@ def load_yaml(path: Path, display: str, data: bytes | None = None) -> Any:
     """Parse one YAML file (one document); errors and limits become a LayerError at the offending position.
     `data`: the file's bytes when the caller has read them already (`read_limited`)."""
     text = _read_text(path, display, data)
+    plain = read_plain(text)
+    if plain is not None:  # the plain subset most layer files are in, read without PyYAML (yamlplain.py)
+        return plain
     nodes = _compose(text, display)
     if len(nodes) > 1:
         raise LayerError("the file holds several YAML documents (---); a layer file holds one",
@@ -245,7 +189,10 @@ def where(display: str, container: Any, key: Any = None, *, field: str | None = 
     pos: Any = None
     if isinstance(container, YMap):
         if key is not None and key in container.value_pos:
-            pos = container.key_pos[key] if at_key else container.value_pos[key]
+            positions = container.key_pos if at_key else container.value_pos
+            if type(positions) is LineMarks:  # no Mark made for this
+                return Location(display, positions.line + 1, dict.__getitem__(positions, key) + 1, field)
+            pos = positions[key]
         else:
             pos = container.pos
     elif isinstance(container, YSeq):
