@@ -54,10 +54,12 @@ def _layer_folder(tmp: Path, name: str, engine: str, demo: Path) -> Path:
     if engine in SERVERS:  # the session's demo there (JSON is YAML's flow style)
         text = re.sub(r"^connection:\n(?:  .*\n)+", f"connection: {json.dumps(server_connection(engine))}\n", text, count=1, flags=re.M)
     else:
+        if engine == "duckdb":  # in this process (the worker processes are tests/smq_db/executors'), on a copy of its
+            # own: DuckDB refuses a second connection to a file this process holds open with other settings (conftest)
+            demo = Path(shutil.copyfile(demo, base / "shop.duckdb"))
+            text = text.replace("connection:\n", "connection:\n  limits: {isolation: none}\n", 1)
         text = text.replace("backend: duckdb", f"backend: {engine}").replace("path: data/shop.duckdb", f"path: {demo}")
         text = text.replace("demo: shop", "")
-        if engine == "duckdb":  # in this process: the worker processes (tests/smq_db/executors) are not what is compared
-            text = text.replace("connection:\n", "connection:\n  limits: {isolation: none}\n", 1)
     (folder / "database.yml").write_text(text)
     return folder
 
