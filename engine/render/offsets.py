@@ -74,7 +74,7 @@ def offset_ctes(renderer: Renderer, group: Aggregation, keys: tuple[DimRef, ...]
     looked_up = custom or dialect.loop_joins
     if custom:
         periods = custom_offset_periods(layer, dialect, offset)
-    elif looked_up:
+    elif dialect.loop_joins:
         periods.select(exp.alias_(read_period(fresh(period_expr), offset, dialect, grain in SUB_DAILY_GRAINS), "read", quoted=True),
                        copy=False).distinct(copy=False)
 
